@@ -1,0 +1,131 @@
+// The `quire` command: serve | worker | migrate | create-admin | extract.
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { type Config, ConfigError, envHelp, loadConfig } from './config.js';
+import { openDatabase } from './db/connect.js';
+import { bootstrapPlatform, createPlatformAdmin } from './domain/tenants/bootstrap.js';
+import { buildApp } from './http/app.js';
+import { extractCommand } from './pipeline/extract-command.js';
+import { Workers } from './queue/workers.js';
+import { VERSION } from './version.js';
+
+const USAGE = `quire ${VERSION}: self-hostable document understanding
+
+Usage:
+  quire serve [--no-workers]        HTTP API, docs at /docs (and in-process workers)
+  quire worker [--concurrency N]    standalone document workers against the same database
+                                    (N defaults to QUIRE_WORKERS, else the number of cores)
+  quire migrate                     apply database migrations and exit
+  quire extract FILE [--mode M] [--pages 1-3]   run the pipeline on FILE, print the result JSON
+  quire create-admin --email E --password P   add a platform admin
+  quire <command> --help
+
+Environment:
+${envHelp()}
+`;
+
+function logger(config: Config) {
+  return pino({ level: config.logLevel, base: { pid: process.pid }, redact: ['req.headers.authorization', '*.password', '*.secret', '*.token'] });
+}
+
+/** Runs `work` until SIGINT/SIGTERM, then `shutdown` once. */
+function untilSignal(shutdown: () => Promise<void>, log: pino.Logger): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, 'shutting down');
+      shutdown().then(resolve, (err) => {
+        log.error({ err }, 'shutdown failed');
+        resolve();
+      });
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}
+
+async function serve(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { 'no-workers': { type: 'boolean' }, help: { type: 'boolean' } } });
+  if (values.help) return void process.stdout.write(USAGE);
+  const log = logger(config);
+  const handle = await openDatabase(config, log, { migrate: true });
+  await bootstrapPlatform(handle.db, config, log);
+  const workers = values['no-workers'] ? 0 : config.workers;
+  const pool = workers > 0 ? new Workers({ db: handle.db, databaseUrl: handle.url, config, log, count: workers }) : null;
+  await pool?.start();
+  const app = await buildApp({ db: handle.db, config, version: VERSION, workerCount: () => pool?.size ?? 0 }, { level: config.logLevel, base: { pid: process.pid } });
+  await app.listen({ port: config.port, host: config.host });
+  log.info({ url: `http://${config.host}:${config.port}`, docs: '/docs', embeddedDatabase: handle.embedded, workers }, 'Quire is serving');
+  await untilSignal(async () => {
+    await app.close();
+    await pool?.stop();
+    await handle.close();
+  }, log);
+}
+
+async function worker(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { concurrency: { type: 'string' }, help: { type: 'boolean' } } });
+  if (values.help) return void process.stdout.write(USAGE);
+  const count = values.concurrency !== undefined ? Number(values.concurrency) : Math.max(1, config.workers);
+  if (!Number.isInteger(count) || count < 1) throw new ConfigError(`--concurrency must be a positive integer, got "${values.concurrency}"`);
+  const log = logger(config);
+  const handle = await openDatabase(config, log, { migrate: true });
+  const pool = new Workers({ db: handle.db, databaseUrl: handle.url, config, log, count });
+  await pool.start();
+  await untilSignal(async () => {
+    await pool.stop();
+    await handle.close();
+  }, log);
+}
+
+async function migrate(config: Config): Promise<void> {
+  const log = logger(config);
+  const handle = await openDatabase(config, log, { migrate: true });
+  log.info('database is up to date');
+  await handle.close();
+}
+
+async function createAdmin(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { email: { type: 'string' }, password: { type: 'string' } } });
+  if (!values.email || !values.password) throw new ConfigError('create-admin needs --email and --password');
+  if (values.password.length < 12) throw new ConfigError('the password must be at least 12 characters');
+  const log = logger(config);
+  const handle = await openDatabase(config, log, { migrate: true });
+  try {
+    await bootstrapPlatform(handle.db, { ...config, adminEmail: values.email, adminPassword: values.password }, log);
+    const existing = await handle.db.selectFrom('users').select('id').where('email', '=', values.email).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!existing) await createPlatformAdmin(handle.db, values.email, values.password);
+    log.info({ email: values.email }, 'platform admin ready');
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (command === '--version') return void process.stdout.write(`${VERSION}\n`);
+  // The pipeline on one file, without a server or database: needs no configuration.
+  if (command === 'extract') {
+    process.exitCode = await extractCommand(rest);
+    return;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      return serve(config, rest);
+    case 'worker':
+      return worker(config, rest);
+    case 'migrate':
+      return migrate(config);
+    case 'create-admin':
+      return createAdmin(config, rest);
+    default:
+      throw new ConfigError(`unknown command "${command}"\n\n${USAGE}`);
+  }
+}

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, envHelp, loadConfig } from './config.js';
+
+describe('config', () => {
+  it('applies the decisions.md defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', databaseUrl: null, blobUrl: null, redisUrl: null, maxUploadBytes: 52428800, allowPrivateNetwork: false, logLevel: 'info' });
+    expect(c.dataDir.endsWith('.quire')).toBe(true);
+    expect(c.workers).toBeGreaterThanOrEqual(1);
+  });
+
+  it('parses values and refuses nonsense with the variable named', () => {
+    expect(loadConfig({ PORT: '9000', QUIRE_WORKERS: '0', QUIRE_ALLOW_PRIVATE_NETWORK: '1' })).toMatchObject({ port: 9000, workers: 0, allowPrivateNetwork: true });
+    expect(() => loadConfig({ QUIRE_MAX_UPLOAD_BYTES: 'lots' })).toThrow(ConfigError);
+    expect(() => loadConfig({ QUIRE_WORKERS: '-1' })).toThrow(/QUIRE_WORKERS/);
+  });
+
+  it('lists every variable decisions.md names in the help', () => {
+    const help = envHelp();
+    for (const name of ['PORT', 'HOST', 'QUIRE_DATA_DIR', 'DATABASE_URL', 'QUIRE_BLOB_URL', 'REDIS_URL', 'QUIRE_WORKERS', 'QUIRE_ADMIN_EMAIL', 'QUIRE_ADMIN_PASSWORD', 'QUIRE_SECRET_KEY', 'QUIRE_MAX_UPLOAD_BYTES', 'QUIRE_ALLOW_PRIVATE_NETWORK', 'LOG_LEVEL']) {
+      expect(help).toContain(name);
+    }
+  });
+});

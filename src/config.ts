@@ -1,0 +1,131 @@
+// Every environment variable Quire reads, parsed and typed in one place.
+// `quire serve --help` prints ENV_VARS, so a new variable is documented by adding it here.
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  blobUrl: string | null;
+  redisUrl: string | null;
+  /** Prefix of every Redis key Quire writes (several deployments or test runs can share one Redis). */
+  redisKeyPrefix: string;
+  /** Sign-in and other public auth actions allowed per client IP per minute. */
+  authRateLimitPerIp: number;
+  /** Sign-in attempts allowed per account (email) per minute, on top of the failed-login lockout. */
+  loginRateLimitPerAccount: number;
+  workers: number;
+  /** S3-compatible endpoint (MinIO, R2, ...); null = AWS itself. Credentials come from the AWS_* variables. */
+  s3Endpoint: string | null;
+  s3Region: string;
+  /** Path-style bucket addressing (http://host/bucket/key), which MinIO and most self-hosted stores need. */
+  s3ForcePathStyle: boolean;
+  /** A claimed job's lease; a worker heartbeats at a third of it, and a lease past it is stale. */
+  jobLeaseSeconds: number;
+  /** Longest one run of a job may take before it fails with `timeout`. */
+  jobTimeoutSeconds: number;
+  /** Runs a job gets (crashes, lost workers, transient errors) before it fails for good. */
+  jobMaxAttempts: number;
+  /** How often each worker process looks for stale leases (under an advisory lock, so one at a time). */
+  recoveryIntervalSeconds: number;
+  adminEmail: string | null;
+  adminPassword: string | null;
+  secretKey: string | null;
+  maxUploadBytes: number;
+  allowPrivateNetwork: boolean;
+  logLevel: string;
+  sessionIdleHours: number;
+  sessionMaxDays: number;
+}
+
+interface EnvVar {
+  name: string;
+  default: string;
+  description: string;
+}
+
+export const ENV_VARS: EnvVar[] = [
+  { name: 'PORT', default: '8080', description: 'HTTP port' },
+  { name: 'HOST', default: '127.0.0.1', description: 'HTTP bind address (0.0.0.0 to listen on every interface)' },
+  { name: 'QUIRE_DATA_DIR', default: './.quire', description: 'embedded database, blobs and the generated secret key' },
+  { name: 'DATABASE_URL', default: '(unset: embedded PostgreSQL)', description: 'PostgreSQL 15+ connection string' },
+  { name: 'QUIRE_BLOB_URL', default: '(unset: local disk)', description: 's3://bucket/prefix for S3-compatible blob storage' },
+  { name: 'REDIS_URL', default: '(unset: in-process)', description: 'Redis for shared rate-limit counters' },
+  { name: 'QUIRE_REDIS_PREFIX', default: 'quire:', description: 'prefix of every Redis key Quire writes' },
+  { name: 'QUIRE_AUTH_RATE_LIMIT_PER_IP', default: '60', description: 'sign-ins (and invite/reset redemptions) per client IP per minute' },
+  { name: 'QUIRE_LOGIN_RATE_LIMIT_PER_ACCOUNT', default: '20', description: 'sign-in attempts per account per minute' },
+  { name: 'QUIRE_WORKERS', default: '(number of cores)', description: 'in-process workers for `serve`; 0 = none' },
+  { name: 'QUIRE_S3_ENDPOINT', default: '(unset: AWS)', description: 'endpoint of an S3-compatible store (MinIO, R2); credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY' },
+  { name: 'QUIRE_S3_REGION', default: '$AWS_REGION or us-east-1', description: 'region for QUIRE_BLOB_URL' },
+  { name: 'QUIRE_S3_FORCE_PATH_STYLE', default: '1 when QUIRE_S3_ENDPOINT is set', description: 'path-style bucket addressing' },
+  { name: 'QUIRE_JOB_LEASE_SECONDS', default: '30', description: 'lease of a claimed job; a worker that stops heartbeating loses it' },
+  { name: 'QUIRE_JOB_TIMEOUT_SECONDS', default: '600', description: 'longest one run of a job; then it fails with `timeout`' },
+  { name: 'QUIRE_JOB_MAX_ATTEMPTS', default: '3', description: 'runs a job gets (lost workers, transient errors) before it fails' },
+  { name: 'QUIRE_RECOVERY_INTERVAL_SECONDS', default: '60', description: 'how often workers recover jobs whose lease expired' },
+  { name: 'QUIRE_ADMIN_EMAIL', default: 'admin@quire.local', description: 'first platform admin, created on first start' },
+  { name: 'QUIRE_ADMIN_PASSWORD', default: '(generated, printed once)', description: 'password of the first platform admin' },
+  { name: 'QUIRE_SECRET_KEY', default: '(generated into the data dir)', description: 'encrypts stored credentials (AES-256-GCM)' },
+  { name: 'QUIRE_MAX_UPLOAD_BYTES', default: '52428800', description: 'largest accepted upload (50 MiB)' },
+  { name: 'QUIRE_ALLOW_PRIVATE_NETWORK', default: '0', description: '1 lets outbound calls reach private/loopback addresses' },
+  { name: 'QUIRE_SESSION_IDLE_HOURS', default: '12', description: 'a session expires after this long unused' },
+  { name: 'QUIRE_SESSION_MAX_DAYS', default: '7', description: 'a session expires this long after login, used or not' },
+  { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (trace, debug, info, warn, error, fatal, silent)' },
+];
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${name} must be an integer of at least ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function text(env: NodeJS.ProcessEnv, name: string): string | null {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : raw;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  return ['1', 'true', 'yes', 'on'].includes((env[name] ?? '').toLowerCase());
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: integer(env, 'PORT', 8080, 0),
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    dataDir: path.resolve(text(env, 'QUIRE_DATA_DIR') ?? './.quire'),
+    databaseUrl: text(env, 'DATABASE_URL'),
+    blobUrl: text(env, 'QUIRE_BLOB_URL'),
+    redisUrl: text(env, 'REDIS_URL'),
+    redisKeyPrefix: text(env, 'QUIRE_REDIS_PREFIX') ?? 'quire:',
+    authRateLimitPerIp: integer(env, 'QUIRE_AUTH_RATE_LIMIT_PER_IP', 60, 1),
+    loginRateLimitPerAccount: integer(env, 'QUIRE_LOGIN_RATE_LIMIT_PER_ACCOUNT', 20, 1),
+    workers: integer(env, 'QUIRE_WORKERS', os.availableParallelism(), 0),
+    s3Endpoint: text(env, 'QUIRE_S3_ENDPOINT'),
+    s3Region: text(env, 'QUIRE_S3_REGION') ?? text(env, 'AWS_REGION') ?? 'us-east-1',
+    s3ForcePathStyle: env.QUIRE_S3_FORCE_PATH_STYLE ? flag(env, 'QUIRE_S3_FORCE_PATH_STYLE') : text(env, 'QUIRE_S3_ENDPOINT') !== null,
+    jobLeaseSeconds: integer(env, 'QUIRE_JOB_LEASE_SECONDS', 30, 2),
+    jobTimeoutSeconds: integer(env, 'QUIRE_JOB_TIMEOUT_SECONDS', 600, 1),
+    jobMaxAttempts: integer(env, 'QUIRE_JOB_MAX_ATTEMPTS', 3, 1),
+    recoveryIntervalSeconds: integer(env, 'QUIRE_RECOVERY_INTERVAL_SECONDS', 60, 1),
+    adminEmail: text(env, 'QUIRE_ADMIN_EMAIL'),
+    adminPassword: text(env, 'QUIRE_ADMIN_PASSWORD'),
+    secretKey: text(env, 'QUIRE_SECRET_KEY'),
+    maxUploadBytes: integer(env, 'QUIRE_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1),
+    allowPrivateNetwork: flag(env, 'QUIRE_ALLOW_PRIVATE_NETWORK'),
+    logLevel: text(env, 'LOG_LEVEL') ?? 'info',
+    sessionIdleHours: integer(env, 'QUIRE_SESSION_IDLE_HOURS', 12, 1),
+    sessionMaxDays: integer(env, 'QUIRE_SESSION_MAX_DAYS', 7, 1),
+  };
+}
+
+export function envHelp(): string {
+  const width = Math.max(...ENV_VARS.map((v) => v.name.length));
+  return ENV_VARS.map((v) => `  ${v.name.padEnd(width)}  ${v.description} [default: ${v.default}]`).join('\n');
+}

@@ -1,0 +1,35 @@
+// Kysely over pg: the single way Quire talks to PostgreSQL.
+import { Kysely, Migrator, PostgresDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import { migrations } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+export type Tx = Transaction<Database>;
+
+// BIGINT counts (COUNT(*)) fit comfortably in a JS number for our purposes.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export function createDb(url: string, maxConnections = 10): Db {
+  const pool = new pg.Pool({ connectionString: url, max: maxConnections });
+  // An idle client that loses its server (database restart) must not crash the process.
+  pool.on('error', () => undefined);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/**
+ * Applies every pending migration. Kysely's Postgres adapter holds an advisory lock for the
+ * duration, so several processes starting at once apply each migration exactly once.
+ */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+export async function pendingMigrations(db: Db): Promise<number> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const all = await migrator.getMigrations();
+  return all.filter((m) => !m.executedAt).length;
+}

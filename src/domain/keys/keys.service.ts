@@ -1,0 +1,80 @@
+// API keys at both levels: own keys (scope 'user') and tenant-wide keys (scope 'tenant').
+// The secret `qk_<public_id>_<secret>` is returned once, at create and rotate; only its hash is kept.
+import type { Db } from '../../db/database.js';
+import type { ApiKey, Role } from '../../db/schema.js';
+import { conflict, forbidden, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { PageRequest } from '../../lib/pagination.js';
+import { randomToken, sha256 } from '../../lib/secrets.js';
+import { API_KEY_TOKEN_PREFIX } from '../identity/credentials.js';
+import { type Principal, roleAtLeast } from '../identity/principal.js';
+import { type KeyScope, findKey, insertKey, listKeys, updateKey } from './keys.repository.js';
+
+export interface KeyWithSecret {
+  key: ApiKey;
+  secret: string;
+}
+
+function mint(publicId: string): { secret: string; prefix: string; tokenHash: string } {
+  const raw = randomToken();
+  const secret = `${API_KEY_TOKEN_PREFIX}${publicId}_${raw}`;
+  // Enough to recognise a key in a list, far too little to guess the rest (4 of 43 characters).
+  return { secret, prefix: `${API_KEY_TOKEN_PREFIX}${publicId}_${raw.slice(0, 4)}`, tokenHash: sha256(secret) };
+}
+
+export function ownScope(principal: Principal): KeyScope {
+  return { tenantId: principal.tenantId, scope: 'user', ownerUserId: principal.userId };
+}
+
+export function tenantScope(principal: Principal): KeyScope {
+  return { tenantId: principal.tenantId, scope: 'tenant', ownerUserId: null };
+}
+
+export async function createKey(
+  db: Db,
+  principal: Principal,
+  scope: KeyScope,
+  input: { name: string; role?: Role; expires_at?: string | null },
+): Promise<KeyWithSecret> {
+  const role = input.role ?? (scope.scope === 'tenant' ? 'member' : principal.role);
+  if (!roleAtLeast(principal.role, role)) {
+    throw forbidden('role_exceeds_owner', `A key cannot hold more than its creator's role (${principal.role}); ask for ${role} or less.`);
+  }
+  const publicId = newId('key');
+  const minted = mint(publicId);
+  const key = await insertKey(db, {
+    id: publicId,
+    scope,
+    name: input.name,
+    role,
+    prefix: minted.prefix,
+    tokenHash: minted.tokenHash,
+    createdBy: principal.userId,
+    expiresAt: input.expires_at ? new Date(input.expires_at) : null,
+  });
+  return { key, secret: minted.secret };
+}
+
+export function listScopedKeys(db: Db, scope: KeyScope, page: PageRequest) {
+  return listKeys(db, scope, page);
+}
+
+export async function revokeKey(db: Db, scope: KeyScope, publicId: string): Promise<ApiKey> {
+  const key = await findKey(db, scope, publicId);
+  if (!key) throw notFound(`API key ${publicId}`);
+  if (key.revoked_at) throw conflict('key_revoked', `API key ${publicId} is already revoked.`);
+  return (await updateKey(db, scope, publicId, { revoked_at: new Date() }))!;
+}
+
+/** Replaces the secret of a live key; the old secret stops working at once. */
+export async function rotateKey(db: Db, scope: KeyScope, publicId: string): Promise<KeyWithSecret> {
+  const key = await findKey(db, scope, publicId);
+  if (!key) throw notFound(`API key ${publicId}`);
+  if (key.revoked_at) throw conflict('key_revoked', `API key ${publicId} is revoked; create a new key instead.`);
+  if (key.expires_at && key.expires_at.getTime() <= Date.now()) {
+    throw conflict('key_expired', `API key ${publicId} has expired; create a new key instead.`);
+  }
+  const minted = mint(publicId);
+  const updated = await updateKey(db, scope, publicId, { prefix: minted.prefix, token_hash: minted.tokenHash });
+  return { key: updated!, secret: minted.secret };
+}

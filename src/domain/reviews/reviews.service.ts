@@ -1,0 +1,130 @@
+// The review loop (decisions.md "Reviews"): open (pending → in_review), approve, override (a JSON
+// merge patch on extraction.data, validation and the decision run again, the reviewer's edits
+// kept in the job's history) and reprocess. Each action is one transaction that locks the
+// review, then its job; an action on a review no longer pending/in_review is 409.
+import { sql } from 'kysely';
+import type { Db, Tx } from '../../db/database.js';
+import type { Review } from '../../db/reviews-schema.js';
+import { conflict, notFound } from '../../http/errors.js';
+import type { PageRequest } from '../../lib/pagination.js';
+import { mergePatch } from '../../lib/merge-patch.js';
+import { type ExtractionResult, type Rule, decide, runRules } from '../../pipeline/extract/index.js';
+import { refreshBatch } from '../batches/batches.repository.js';
+import { requeue, reprocessChanges } from '../documents/jobs.service.js';
+import { artifactsOf, findJob, lockJob, recordEvent } from '../documents/jobs.repository.js';
+import { actorOf, checkReferences } from '../documents/submit.service.js';
+import type { Principal } from '../identity/principal.js';
+import { templateForRun } from '../templates/templates.service.js';
+import { type ReviewFilters, findReview, listReviews, lockReview, updateReview } from './reviews.repository.js';
+
+const isOpen = (r: Pick<Review, 'status'>) => r.status === 'pending' || r.status === 'in_review';
+
+export async function listReviewPage(db: Db, p: Principal, filters: ReviewFilters, page: PageRequest) {
+  return listReviews(db, p.tenantId, filters, page);
+}
+
+/** The review with its job (result and artifacts); a member opening a pending review starts it. */
+export async function reviewDetail(db: Db, p: Principal, reviewId: string, options: { open?: boolean } = {}) {
+  if (options.open) {
+    await db.transaction().execute(async (tx) => {
+      const review = await lockReview(tx, p.tenantId, reviewId);
+      if (review?.status === 'pending') await updateReview(tx, p.tenantId, reviewId, { status: 'in_review' });
+    });
+  }
+  const review = await findReview(db, p.tenantId, reviewId);
+  if (!review) throw notFound(`Review ${reviewId}`);
+  const job = (await findJob(db, p.tenantId, review.job_id))!;
+  const artifacts = (await artifactsOf(db, p.tenantId, [job.id])).get(job.id) ?? [];
+  return { review, job, artifacts };
+}
+
+async function lockOpen(tx: Tx, p: Principal, reviewId: string) {
+  const review = await lockReview(tx, p.tenantId, reviewId);
+  if (!review) throw notFound(`Review ${reviewId}`);
+  if (!isOpen(review)) {
+    throw conflict('review_resolved', `Review ${reviewId} is ${review.status}; only a pending or in_review review can be acted on.`);
+  }
+  const job = await lockJob(tx, p.tenantId, review.job_id);
+  if (!job) throw notFound(`Review ${reviewId}`);
+  if (job.status !== 'needs_review') {
+    throw conflict('job_not_in_review', `Job ${job.id} of review ${reviewId} is ${job.status}, no longer needs_review.`);
+  }
+  return { review, job };
+}
+
+async function completeJob(tx: Tx, p: Principal, jobId: string, kind: string, detail: Record<string, unknown>, result?: Record<string, unknown>) {
+  const job = await tx
+    .updateTable('jobs')
+    .set({ status: 'completed', updated_at: sql`now()`, ...(result ? { result: JSON.stringify(result) } : {}) })
+    .where('tenant_id', '=', p.tenantId)
+    .where('id', '=', jobId)
+    .where('status', '=', 'needs_review')
+    .returning(['id', 'batch_id', 'tenant_id'])
+    .executeTakeFirstOrThrow();
+  await recordEvent(tx, { tenantId: p.tenantId, jobId, kind, from: 'needs_review', to: 'completed', actor: actorOf(p), detail });
+  if (job.batch_id) await refreshBatch(tx, p.tenantId, job.batch_id);
+}
+
+export async function approveReview(db: Db, p: Principal, reviewId: string, note: string | null = null) {
+  await db.transaction().execute(async (tx) => {
+    const { review, job } = await lockOpen(tx, p, reviewId);
+    await completeJob(tx, p, job.id, 'review_approved', { review_id: review.id, note });
+    await updateReview(tx, p.tenantId, review.id, { status: 'approved', resolved: true, resolved_by: actorOf(p), resolution: 'approved', resolution_note: note });
+  });
+  return reviewDetail(db, p, reviewId);
+}
+
+export async function overrideReview(db: Db, p: Principal, reviewId: string, patch: Record<string, unknown>, note: string | null = null) {
+  await db.transaction().execute(async (tx) => {
+    const { review, job } = await lockOpen(tx, p, reviewId);
+    const row = await tx.selectFrom('jobs').select('result').where('id', '=', job.id).executeTakeFirstOrThrow();
+    const result = (row.result ?? {}) as Record<string, unknown>;
+    const extraction = result.extraction as ExtractionResult | undefined;
+    if (!extraction) throw conflict('no_extraction', `Job ${job.id} has no extraction result to override; approve or reprocess review ${reviewId} instead.`);
+    const before = extraction.data;
+    const data = mergePatch(before, patch) as Record<string, unknown>;
+    // Validation and the decision again, on the reviewer's data: what the reviewer set is certain.
+    const template = extraction.template_id ? await templateForRun(tx as unknown as Db, p.tenantId, extraction.template_id, extraction.template_version) : undefined;
+    const outcome = runRules((template?.validation_rules ?? []) as Rule[], data);
+    const decision = decide({ confidences: {}, validation: outcome.entries, rejected: outcome.rejected, thresholds: null, policy: { review_confidence_floor: 0, review_agreement_floor: 0, review_warn_count_threshold: Number.MAX_SAFE_INTEGER } });
+    const fields = { ...extraction.fields };
+    for (const [path, field] of Object.entries(fields)) {
+      const value = valueAt(data, path);
+      if (JSON.stringify(value ?? null) !== JSON.stringify(field.value ?? null)) fields[path] = { ...field, value: value ?? null, confidence: 1, edited_by_reviewer: true } as typeof field;
+    }
+    const by = actorOf(p);
+    const entry = { review_id: review.id, action: 'override', by, at: new Date().toISOString(), note, patch, before, after: data, validation: outcome.entries };
+    const history = Array.isArray(result.review_history) ? result.review_history : [];
+    const next = {
+      ...result,
+      extraction: { ...extraction, data, fields, validation: outcome.entries, review_reasons: decision.review_reasons },
+      review_history: [...history, entry],
+    };
+    await completeJob(tx, p, job.id, 'review_overridden', { review_id: review.id, note, patch, before }, next);
+    await updateReview(tx, p.tenantId, review.id, { status: 'overridden', resolved: true, resolved_by: by, resolution: 'overridden', resolution_note: note });
+  });
+  return reviewDetail(db, p, reviewId);
+}
+
+export async function reprocessReview(db: Db, p: Principal, reviewId: string, templateId: string | null = null) {
+  await db.transaction().execute(async (tx) => {
+    const { review, job } = await lockOpen(tx, p, reviewId);
+    if (templateId) await checkReferences(tx, p.tenantId, { template_id: templateId });
+    const changes = reprocessChanges(job, templateId ? { template_id: templateId } : {});
+    // Resolve first: the job's next run may open a new review of its own.
+    await updateReview(tx, p.tenantId, review.id, { status: 'reprocessed', resolved: true, resolved_by: actorOf(p), resolution: 'reprocessed', resolution_note: templateId ? `template_id ${templateId}` : null });
+    await requeue(tx, p, job, 'reprocessed', changes, { review_id: review.id, template_id: templateId });
+  });
+  return reviewDetail(db, p, reviewId);
+}
+
+/** A field path of extraction.fields (`a.b`, `items[0].qty`) read from data. */
+function valueAt(data: unknown, path: string): unknown {
+  let cur: unknown = data;
+  for (const part of path.split(/\.|(?=\[)/)) {
+    if (cur === null || cur === undefined) return undefined;
+    const index = /^\[(\d+)\]$/.exec(part);
+    cur = index ? (Array.isArray(cur) ? cur[Number(index[1])] : undefined) : (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}

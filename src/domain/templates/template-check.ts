@@ -1,0 +1,79 @@
+// What a template payload must be beyond its request schema: `json_schema` a JSON Schema Ajv
+// compiles (describing an object with properties), and every validation rule well-formed for its
+// kind and naming fields of that schema. Problems come back as 422 items located in the body.
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { ValidationItem } from '../../http/errors.js';
+import { checkRule, expressionError, schemaFields } from '../../pipeline/extract/index.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+function segments(path: string): (string | number)[] {
+  return path ? path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).map((s) => (/^\d+$/.test(s) ? Number(s) : s)) : [];
+}
+
+function schemaProblem(e: ErrorObject, root: (string | number)[]): ValidationItem {
+  const extra = e.keyword === 'additionalProperties' ? [String((e.params as { additionalProperty: string }).additionalProperty)] : [];
+  const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues;
+  const detail = allowed ? `${e.message}: ${allowed.map((v) => JSON.stringify(v)).join(', ')}` : e.message;
+  return { loc: [...root, ...segments(e.instancePath), ...extra], msg: `Not a valid JSON Schema: ${detail}`, type: 'json_schema_invalid' };
+}
+
+/** Problems with `json_schema` (loc under `root`, e.g. ['body', 'json_schema']). */
+export function checkJsonSchema(schema: Record<string, unknown>, root: (string | number)[]): ValidationItem[] {
+  // A fresh Ajv per check: a schema's own $id must not collide with one compiled earlier.
+  const ajv = addFormats(new Ajv({ strict: false, allErrors: true, validateSchema: true }));
+  if (!ajv.validateSchema(schema)) {
+    const errors = (ajv.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
+    return (errors.length ? errors : ajv.errors ?? []).slice(0, 20).map((e) => schemaProblem(e, root));
+  }
+  try {
+    ajv.compile(schema);
+  } catch (err) {
+    return [{ loc: root, msg: `Not a valid JSON Schema: ${(err as Error).message}`, type: 'json_schema_invalid' }];
+  }
+  const type = schema.type;
+  if (type !== undefined && type !== 'object' && !(Array.isArray(type) && type.includes('object'))) {
+    return [{ loc: [...root, 'type'], msg: 'json_schema describes the extracted data, which is an object: use "type": "object" with "properties"', type: 'value_error', input: type }];
+  }
+  if (!schema.properties || typeof schema.properties !== 'object' || Object.keys(schema.properties).length === 0) {
+    return [{ loc: [...root, 'properties'], msg: 'json_schema needs "properties": the fields to extract', type: 'missing' }];
+  }
+  return [];
+}
+
+/** The paths rules may name: every field, item fields as `lines[].qty`, lists as `tags` and `tags[]`. */
+export function knownPaths(schema: Record<string, unknown>): Set<string> {
+  const paths = new Set<string>();
+  for (const f of schemaFields(schema)) {
+    paths.add(f.path);
+    const parts = f.path.split('.');
+    for (let i = 1; i < parts.length; i++) paths.add(parts.slice(0, i).join('.'));
+    if (f.kind === 'array_of_scalars') paths.add(`${f.path}[]`);
+    for (const c of f.columns ?? []) paths.add(`${f.path}[].${c.key}`);
+  }
+  return paths;
+}
+
+/** Problems with the validation rules (loc under `root`, e.g. ['body', 'validation_rules']). */
+export function checkRules(rules: unknown[], schema: Record<string, unknown>, root: (string | number)[]): ValidationItem[] {
+  const paths = knownPaths(schema);
+  const known = (p: string) => paths.has(p.replace(/\[\d+\]/g, '[]'));
+  const items: ValidationItem[] = [];
+  rules.forEach((rule, i) => {
+    for (const p of checkRule(rule, known, expressionError)) {
+      const loc = [...root, i, ...p.loc];
+      let input: unknown = rule;
+      for (const k of p.loc) input = input && typeof input === 'object' ? (input as Record<string | number, unknown>)[k] : undefined;
+      items.push({ loc, msg: p.msg, type: p.type, input: input === undefined ? null : input });
+    }
+  });
+  return items;
+}
+
+/** Every semantic problem of a template payload (after its request schema passed). */
+export function checkTemplate(payload: { json_schema: Record<string, unknown>; validation_rules?: unknown[] }, root: (string | number)[]): ValidationItem[] {
+  const schemaItems = checkJsonSchema(payload.json_schema, [...root, 'json_schema']);
+  if (schemaItems.length) return schemaItems;
+  return checkRules(payload.validation_rules ?? [], payload.json_schema, [...root, 'validation_rules']);
+}

@@ -1,0 +1,101 @@
+// Builds the Fastify app in tiers: external plugins → app plugins (errors, auth, audit) → routes.
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import { PolicyService } from '../domain/policy/policy.service.js';
+import type { App, AppContext, AppOptions } from './context.js';
+import { errorHandler } from './error-handler.js';
+import { ApiError } from './errors.js';
+import { registerAudit } from './plugins/audit.js';
+import { enforceDeclaredPermission, registerAuth } from './plugins/auth.js';
+import { registerPolicy } from './plugins/policy.js';
+import { registerRateLimit } from './plugins/rate-limit.js';
+import { routeModules } from './routes/index.js';
+import { ErrorResponse, ValidationErrorResponse } from './schemas/common.js';
+import { validatorCompiler } from './validation.js';
+
+export const API_VERSION = '2.4.3';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+export async function buildApp(options: AppOptions, logger: FastifyServerOptions['logger'] | false = false): Promise<App> {
+  // A policy service the caller did not pass in is this app's own: it watches for changes made by
+  // other processes while the app runs.
+  const ownPolicy = options.policy ? null : new PolicyService(options.db);
+  const ctx: AppContext = { ...options, policy: options.policy ?? ownPolicy! };
+  const app = Fastify({
+    logger,
+    // JSON bodies stay small; uploads go through multipart with their own limit.
+    bodyLimit: 2 * 1024 * 1024,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    trustProxy: false,
+    ajv: { customOptions: { strict: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send({ detail: `No operation at ${request.method} ${request.url.split('?')[0]}. See /docs.`, code: 'route_not_found' });
+  });
+
+  // An empty body with a JSON content type means "no body" (optional-body actions), not an error.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onRoute', (route) => enforceDeclaredPermission(route as never));
+  if (ownPolicy) app.addHook('onClose', async () => ownPolicy.stop());
+
+  app.addSchema(ErrorResponse);
+  app.addSchema(ValidationErrorResponse);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Quire',
+        version: API_VERSION,
+        description: 'Self-hostable document understanding: canonical documents, entities and template extraction with human review.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A session token (POST /v1/auth/login) or an API key.' } } },
+    },
+    transform: ({ schema, url, route }) => {
+      const config = (route.config ?? {}) as { permission?: string; openapiBody?: unknown; openapiConsumes?: string[] };
+      const next: Record<string, unknown> = { ...(schema as object) };
+      if (config.openapiBody) next.body = config.openapiBody;
+      if (config.openapiConsumes) next.consumes = config.openapiConsumes;
+      if (config.permission && config.permission !== 'public') next.security = [{ bearer: [] }];
+      return { schema: next as never, url };
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  registerAuth(app, ctx);
+  registerAudit(app, ctx);
+  registerPolicy(app, ctx);
+  await registerRateLimit(app, ctx);
+
+  app.get('/openapi.json', { config: { permission: 'public' }, schema: { hide: true } }, async () => app.swagger());
+  for (const register of routeModules) register(app, ctx);
+
+  await app.ready();
+  await ownPolicy?.start();
+  return app;
+}
+
+export { ApiError };

@@ -1,0 +1,45 @@
+// The single place errors become responses: ApiError → {detail, code}; validation → 422 detail[];
+// Fastify's own client errors → a clear 4xx; anything else → 500 without internals, logged with the request id.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, RequestValidationError } from './errors.js';
+
+const FASTIFY_CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'This endpoint does not accept that Content-Type; send application/json (or multipart/form-data where a file is uploaded).'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'The request body is larger than this server accepts.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_content_length', 'The Content-Length header does not match the body.'],
+  FST_ERR_CTP_INVALID_TYPE: [415, 'unsupported_media_type', 'The Content-Type header is not valid.'],
+  FST_ERR_CTP_EMPTY_TYPE: [415, 'unsupported_media_type', 'The Content-Type header is empty.'],
+};
+
+export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof RequestValidationError) {
+    return reply.status(422).send({ detail: error.items });
+  }
+  if (error instanceof ApiError) {
+    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+    return reply.status(error.status).send({ detail: error.message, code: error.code });
+  }
+  const code = (error as FastifyError).code;
+  if (code === 'FST_ERR_VALIDATION' && (error as FastifyError).validation) {
+    return reply.status(422).send({
+      detail: [{ loc: [(error as FastifyError).validationContext ?? 'body'], msg: error.message, type: 'value_error' }],
+    });
+  }
+  if (error instanceof SyntaxError || code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    // FastAPI answers malformed JSON as a validation failure of the body.
+    return reply.status(422).send({
+      detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: null, ctx: { error: error.message } }],
+    });
+  }
+  const known = code ? FASTIFY_CLIENT_ERRORS[code] : undefined;
+  if (known) return reply.status(known[0]).send({ detail: known[2], code: known[1] });
+  const status = (error as FastifyError).statusCode;
+  if (status && status >= 400 && status < 500) {
+    return reply.status(status).send({ detail: error.message, code: (code ?? 'bad_request').replace(/^FST_ERR_/, '').toLowerCase() });
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.status(500).send({
+    detail: `Something went wrong on our side. Quote request id ${request.id} when reporting it.`,
+    code: 'internal_error',
+  });
+}

@@ -1,0 +1,92 @@
+// The text fields of the document and batch upload forms, validated like a JSON body (422 in the
+// FastAPI shape, loc ["body", <field>]). An empty field counts as absent, as HTML forms send them.
+import { Type } from 'typebox';
+import type { JobSettings } from '../domain/documents/submit.service.js';
+import { validatePageRange } from '../domain/documents/jobs.service.js';
+import type { ValidationItem } from './errors.js';
+import { validationError } from './errors.js';
+import type { ReceivedForm } from './multipart.js';
+import { StringEnum } from './schemas/common.js';
+import { PROCESSING_MODES } from './schemas/documents.js';
+import { compileBodyValidator, toValidationItems } from './validation.js';
+
+const common = {
+  template_id: Type.Optional(Type.String({ maxLength: 64 })),
+  processing_mode: Type.Optional(StringEnum(PROCESSING_MODES)),
+  page_range: Type.Optional(Type.String({ maxLength: 255 })),
+  destination_connection_id: Type.Optional(Type.String({ maxLength: 64 })),
+};
+
+const validateDocument = compileBodyValidator(Type.Object({ ...common, metadata: Type.Optional(Type.String({ maxLength: 65536 })) }));
+const validateBatch = compileBodyValidator(
+  Type.Object({
+    ...common,
+    name: Type.Optional(Type.String({ maxLength: 256 })),
+    page_cap_policy: Type.Optional(StringEnum(['fail', 'truncate'] as const)),
+    destination_config: Type.Optional(Type.String({ maxLength: 65536 })),
+  }),
+);
+
+function present(fields: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v.trim() !== ''));
+}
+
+function jsonObject(value: string | undefined, field: string, items: ValidationItem[]): Record<string, unknown> | null {
+  if (value === undefined) return null;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    items.push({ loc: ['body', field], msg: 'Input should be a valid dictionary', type: 'dict_type', input: value });
+  } catch (err) {
+    items.push({ loc: ['body', field], msg: 'Invalid JSON', type: 'json_invalid', input: value, ctx: { error: (err as Error).message } });
+  }
+  return null;
+}
+
+function check(validate: ReturnType<typeof compileBodyValidator>, fields: Record<string, string>, extra: ValidationItem[]): void {
+  const items = validate(fields) ? [] : toValidationItems(validate.errors ?? [], fields, 'body');
+  items.push(...extra);
+  if (fields.page_range !== undefined && !items.some((i) => i.loc[1] === 'page_range')) {
+    try {
+      validatePageRange(fields.page_range, ['body', 'page_range']);
+    } catch (err) {
+      items.push(...((err as { items?: ValidationItem[] }).items ?? []));
+    }
+  }
+  if (items.length) throw validationError(items);
+}
+
+function settings(fields: Record<string, string>): Omit<JobSettings, 'page_cap_policy'> {
+  return {
+    processing_mode: (fields.processing_mode as JobSettings['processing_mode'] | undefined) ?? 'extraction',
+    template_id: fields.template_id ?? null,
+    page_range: fields.page_range?.trim() ?? null,
+    destination_connection_id: fields.destination_connection_id ?? null,
+  };
+}
+
+export function parseDocumentForm(form: ReceivedForm) {
+  const fields = present(form.fields);
+  const extra: ValidationItem[] = [];
+  if (form.files.length === 0) extra.push({ loc: ['body', 'file'], msg: 'Field required', type: 'missing', input: null });
+  if (form.files.length > 1) extra.push({ loc: ['body', 'file'], msg: 'Send exactly one file; use POST /v1/batches for several', type: 'value_error' });
+  const metadata = jsonObject(fields.metadata, 'metadata', extra);
+  check(validateDocument, fields, extra);
+  return { file: form.files[0]!, settings: { ...settings(fields), page_cap_policy: 'fail' as const }, metadata: metadata ?? {} };
+}
+
+export const MAX_BATCH_FILES = 500;
+
+export function parseBatchForm(form: ReceivedForm) {
+  const fields = present(form.fields);
+  const extra: ValidationItem[] = [];
+  if (form.files.length === 0) extra.push({ loc: ['body', 'files'], msg: 'List should have at least 1 item after validation', type: 'too_short', input: null, ctx: { min_length: 1 } });
+  const destinationConfig = jsonObject(fields.destination_config, 'destination_config', extra);
+  check(validateBatch, fields, extra);
+  return {
+    files: form.files,
+    name: fields.name ?? null,
+    settings: { ...settings(fields), page_cap_policy: (fields.page_cap_policy as 'fail' | 'truncate' | undefined) ?? 'fail' },
+    destinationConfig,
+  };
+}

@@ -1,0 +1,250 @@
+// Wire shapes of document jobs, artifacts and batches (decisions.md "Documents (jobs)", "Batches").
+import { Type } from 'typebox';
+import type { Artifact, Batch } from '../../db/documents-schema.js';
+import type { JobSummary } from '../../domain/documents/jobs.repository.js';
+import { CreatedRange, FreeObject, Nullable, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.js';
+
+export const JOB_STATUSES = ['queued', 'processing', 'completed', 'needs_review', 'rejected', 'failed'] as const;
+export const BATCH_STATUSES = ['queued', 'processing', 'completed', 'completed_with_errors', 'cancelled'] as const;
+export const PROCESSING_MODES = ['canonical', 'entities', 'extraction'] as const;
+
+const JobStatus = StringEnum(JOB_STATUSES);
+const ProcessingMode = StringEnum(PROCESSING_MODES);
+const PageCapPolicy = StringEnum(['fail', 'truncate'] as const);
+
+export const ArtifactRecord = Type.Object({
+  id: Type.String(),
+  job_id: Type.String(),
+  kind: StringEnum(['source', 'canonical_json', 'markdown', 'page_image'] as const),
+  page_number: Nullable(Type.Integer()),
+  filename: Type.String(),
+  content_type: Type.String(),
+  size_bytes: Type.Integer(),
+  sha256: Type.String(),
+  url: Type.String({ description: 'GET this path (with your credential) to download the artifact; Range requests are supported.' }),
+  created_at: Timestamp,
+});
+
+const jobFields = {
+  job_id: Type.String(),
+  tenant_id: Type.String(),
+  batch_id: Nullable(Type.String()),
+  status: JobStatus,
+  processing_mode: ProcessingMode,
+  template_id: Nullable(Type.String()),
+  template_version: Nullable(Type.Integer()),
+  classification: Nullable(FreeObject),
+  original_filename: Nullable(Type.String()),
+  content_type: Nullable(Type.String({ description: 'Sniffed from the bytes, never taken from the upload' })),
+  size_bytes: Type.Integer(),
+  sha256: Type.String(),
+  page_count: Nullable(Type.Integer()),
+  page_range: Nullable(Type.String()),
+  page_cap_policy: PageCapPolicy,
+  pages_processed: Type.Integer(),
+  attempts: Type.Integer(),
+  max_attempts: Type.Integer(),
+  cancel_requested: Type.Boolean(),
+  failure_code: Nullable(Type.String()),
+  failure_message: Nullable(Type.String()),
+  metadata: FreeObject,
+  destination_connection_id: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  started_at: NullableTimestamp,
+  finished_at: NullableTimestamp,
+  deleted_at: NullableTimestamp,
+  artifacts: Type.Array(ArtifactRecord),
+};
+
+export const JobRecord = Type.Object({
+  ...jobFields,
+  result: Nullable(Type.Object({}, { additionalProperties: true, description: 'Once terminal: {canonical?, entities?, extraction?, engine}' })),
+});
+
+/** Lists leave out `result` (it can be megabytes) and page-image artifacts; GET the job for them. */
+export const JobListItem = Type.Object(jobFields);
+
+export const JobActionResponse = Type.Object({
+  job_id: Type.String(),
+  status: JobStatus,
+  failure_code: Nullable(Type.String()),
+  failure_message: Nullable(Type.String()),
+});
+
+export const JobParams = Type.Object({ job_id: Type.String({ maxLength: 64 }) });
+export const ArtifactParams = Type.Object({ artifact_id: Type.String({ maxLength: 64 }) });
+export const BatchParams = Type.Object({ batch_id: Type.String({ maxLength: 64 }) });
+
+export const ListJobsQuery = Type.Object({
+  ...PageQuery,
+  status: Type.Optional(JobStatus),
+  batch_id: Type.Optional(Type.String({ maxLength: 64 })),
+  template_id: Type.Optional(Type.String({ maxLength: 64 })),
+  ...CreatedRange,
+  q: Type.Optional(Type.String({ maxLength: 200, description: 'Matches the original file name (substring) or a job id' })),
+  deleted: Type.Optional(Type.Boolean({ description: 'true: list soft-deleted jobs (to restore one) instead of live ones' })),
+});
+
+export const ListBatchJobsQuery = Type.Object({ ...PageQuery, status: Type.Optional(JobStatus) });
+
+export const ListBatchesQuery = Type.Object({
+  ...PageQuery,
+  status: Type.Optional(StringEnum(BATCH_STATUSES)),
+  ...CreatedRange,
+  q: Type.Optional(Type.String({ maxLength: 200, description: 'Matches the batch name (substring)' })),
+});
+
+export const ReextractBody = Type.Object({ template_id: Type.Optional(Nullable(Type.String({ maxLength: 64 }))) });
+
+export const RecoveryReport = Type.Object({
+  recovered: Type.Integer(),
+  requeued: Type.Integer(),
+  failed: Type.Integer(),
+  job_ids: Type.Array(Type.String()),
+});
+
+export const ReuploadContext = Type.Object({
+  original_filename: Nullable(Type.String()),
+  template_id: Nullable(Type.String()),
+  processing_mode: ProcessingMode,
+  page_range: Nullable(Type.String()),
+  batch_id: Nullable(Type.String()),
+  metadata: FreeObject,
+  destination_connection_id: Nullable(Type.String()),
+  upload: Type.Object({ method: Type.Literal('POST'), url: Type.String(), content_type: Type.Literal('multipart/form-data'), fields: FreeObject }),
+});
+
+const Counts = Type.Object({
+  total: Type.Integer(),
+  queued: Type.Integer(),
+  processing: Type.Integer(),
+  completed: Type.Integer(),
+  needs_review: Type.Integer(),
+  rejected: Type.Integer(),
+  failed: Type.Integer(),
+});
+
+export const BatchRecord = Type.Object({
+  batch_id: Type.String(),
+  tenant_id: Type.String(),
+  name: Nullable(Type.String()),
+  status: StringEnum(BATCH_STATUSES),
+  counts: Counts,
+  template_id: Nullable(Type.String()),
+  processing_mode: ProcessingMode,
+  page_range: Nullable(Type.String()),
+  page_cap_policy: PageCapPolicy,
+  destination: Nullable(Type.Object({ connection_id: Type.String(), config: Nullable(FreeObject) })),
+  cancel_requested: Type.Boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  finished_at: NullableTimestamp,
+});
+
+export const BatchJobRef = Type.Object({
+  job_id: Type.String(),
+  original_filename: Nullable(Type.String()),
+  status: JobStatus,
+  failure_code: Nullable(Type.String()),
+  failure_message: Nullable(Type.String()),
+});
+
+export const BatchCreated = Type.Object({ ...BatchRecord.properties, jobs: Type.Array(BatchJobRef) });
+export const BatchAction = Type.Object({
+  ...BatchRecord.properties,
+  affected_job_ids: Type.Array(Type.String(), { description: 'The jobs this action changed' }),
+});
+export const BatchReconciled = Type.Object({
+  ...BatchRecord.properties,
+  deliveries: Type.Object({
+    pending: Type.Integer(),
+    resent: Type.Integer(),
+    detail: Type.String(),
+  }),
+});
+
+export function presentArtifact(a: Artifact) {
+  return {
+    id: a.id,
+    job_id: a.job_id,
+    kind: a.kind,
+    page_number: a.page_number,
+    filename: a.filename,
+    content_type: a.content_type,
+    size_bytes: a.size_bytes,
+    sha256: a.sha256,
+    url: `/v1/artifacts/${a.id}`,
+    created_at: a.created_at,
+  };
+}
+
+export function presentJobSummary(job: JobSummary, artifacts: Artifact[]) {
+  return {
+    job_id: job.id,
+    tenant_id: job.tenant_id,
+    batch_id: job.batch_id,
+    status: job.status,
+    processing_mode: job.processing_mode,
+    template_id: job.template_id,
+    template_version: job.template_version,
+    classification: job.classification,
+    original_filename: job.original_filename,
+    content_type: job.content_type,
+    size_bytes: job.size_bytes,
+    sha256: job.sha256,
+    page_count: job.page_count,
+    page_range: job.page_range,
+    page_cap_policy: job.page_cap_policy,
+    pages_processed: job.pages_processed,
+    attempts: job.attempts,
+    max_attempts: job.max_attempts,
+    cancel_requested: job.cancel_requested,
+    failure_code: job.failure_code,
+    failure_message: job.failure_message,
+    metadata: job.metadata,
+    destination_connection_id: job.destination_connection_id,
+    created_at: job.created_at,
+    updated_at: job.updated_at,
+    started_at: job.started_at,
+    finished_at: job.finished_at,
+    deleted_at: job.deleted_at,
+    artifacts: artifacts.map(presentArtifact),
+  };
+}
+
+export function presentJob(job: JobSummary & { result: Record<string, unknown> | null }, artifacts: Artifact[]) {
+  return { ...presentJobSummary(job, artifacts), result: job.result };
+}
+
+export function presentAction(job: Pick<JobSummary, 'id' | 'status' | 'failure_code' | 'failure_message'>) {
+  return { job_id: job.id, status: job.status, failure_code: job.failure_code, failure_message: job.failure_message };
+}
+
+export function presentBatch(b: Batch) {
+  const c = b.counts as Record<string, number>;
+  return {
+    batch_id: b.id,
+    tenant_id: b.tenant_id,
+    name: b.name,
+    status: b.status,
+    counts: {
+      total: c.total ?? 0,
+      queued: c.queued ?? 0,
+      processing: c.processing ?? 0,
+      completed: c.completed ?? 0,
+      needs_review: c.needs_review ?? 0,
+      rejected: c.rejected ?? 0,
+      failed: c.failed ?? 0,
+    },
+    template_id: b.template_id,
+    processing_mode: b.processing_mode,
+    page_range: b.page_range,
+    page_cap_policy: b.page_cap_policy,
+    destination: b.destination_connection_id ? { connection_id: b.destination_connection_id, config: b.destination_config } : null,
+    cancel_requested: b.cancel_requested,
+    created_at: b.created_at,
+    updated_at: b.updated_at,
+    finished_at: b.finished_at,
+  };
+}

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { RequestValidationError } from '../http/errors.js';
+import { decodeCursor, encodeCursor } from './pagination.js';
+
+describe('cursors', () => {
+  it('round-trip the position exactly, to the millisecond', () => {
+    const at = new Date('2026-11-21T10:00:00.123Z');
+    expect(decodeCursor(encodeCursor(at, 'usr_01'))).toEqual({ createdAt: '2026-11-21T10:00:00.123Z', id: 'usr_01' });
+  });
+
+  it('reject a cursor this API did not issue as a 422 on query.cursor', () => {
+    for (const bad of ['garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["not a date","x"]').toString('base64url')]) {
+      try {
+        decodeCursor(bad);
+        expect.unreachable();
+      } catch (err) {
+        expect(err).toBeInstanceOf(RequestValidationError);
+        expect((err as RequestValidationError).items[0]?.loc).toEqual(['query', 'cursor']);
+      }
+    }
+  });
+});

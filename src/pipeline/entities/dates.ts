@@ -1,0 +1,142 @@
+// Dates in many locales and formats, normalised to ISO 8601 (YYYY-MM-DD).
+// - ISO and year-first: 2014-08-03, 2014/08/03, 2014.08.03
+// - numeric day/month: 03.08.2014 (dots are always day-first, as everywhere they are used),
+//   08/03/2014 and 08-03-14, where the order is resolved by: a part over 12, else the order the
+//   rest of the document proves (another unambiguous date), else the caller's hint, else day-first
+//   (most of the world); an unresolved guess is reported as `ambiguous`.
+// - month names in English, German, French, Spanish, Dutch and Italian, in both orders:
+//   "7. Mai 2014", "02 Juillet 2015", "3 de marzo de 2023", "August 3, 2014", "03-Aug-2014".
+import { fold } from './normalize.js';
+
+export type DateOrder = 'dmy' | 'mdy';
+
+export interface DateHit {
+  start: number;
+  end: number;
+  /** YYYY-MM-DD */
+  value: string;
+  /** The day/month order was a guess. */
+  ambiguous: boolean;
+}
+
+const MONTHS: Record<string, number> = {};
+const names: [number, string[]][] = [
+  [1, ['january', 'jan', 'januar', 'janner', 'janvier', 'janv', 'enero', 'ene', 'januari', 'gennaio', 'gen']],
+  [2, ['february', 'feb', 'febr', 'februar', 'fevrier', 'fevr', 'fev', 'febrero', 'februari', 'febbraio']],
+  [3, ['march', 'mar', 'marz', 'maerz', 'mars', 'marzo', 'maart', 'mrt', 'mär']],
+  [4, ['april', 'apr', 'avril', 'avr', 'abril', 'abr', 'aprile']],
+  [5, ['may', 'mai', 'mayo', 'mei', 'maggio', 'mag']],
+  [6, ['june', 'jun', 'juni', 'juin', 'junio', 'giugno', 'giu']],
+  [7, ['july', 'jul', 'juli', 'juillet', 'juil', 'julio', 'luglio', 'lug']],
+  [8, ['august', 'aug', 'aout', 'agosto', 'ago', 'augustus']],
+  [9, ['september', 'sep', 'sept', 'septembre', 'septiembre', 'setiembre', 'set', 'settembre']],
+  [10, ['october', 'oct', 'oktober', 'okt', 'octobre', 'octubre', 'ottobre', 'ott']],
+  [11, ['november', 'nov', 'novembre', 'noviembre']],
+  [12, ['december', 'dec', 'dezember', 'dez', 'decembre', 'diciembre', 'dic', 'dicembre']],
+];
+for (const [n, list] of names) for (const name of list) MONTHS[fold(name)] = n;
+
+// Longest names first so "juillet" wins over "juil" and "jul".
+const MONTH_ALT = Object.keys(MONTHS)
+  .sort((a, b) => b.length - a.length)
+  .join('|');
+
+const DAY = String.raw`(?:3[01]|[12]\d|0?[1-9])`;
+const ORD = String.raw`(?:st|nd|rd|th|er|e|º|°)?`;
+const YEAR = String.raw`(\d{4}|'?\d{2})`;
+
+// Patterns run over folded text (lower case, no accents), which keeps positions for ASCII dates.
+const PATTERNS: { re: RegExp; parts: (m: RegExpExecArray) => { y: string; m: string | number; d: string; order?: 'numeric' } }[] = [
+  // 2014-08-03, 2014/08/03, 2014.08.03 (year first is never ambiguous)
+  { re: /(?<![\d.,])(\d{4})([-/.])(1[0-2]|0?[1-9])\2(3[01]|[12]\d|0?[1-9])(?![\d])/g, parts: (m) => ({ y: m[1]!, m: m[3]!, d: m[4]! }) },
+  // 03.08.2014, 08/03/2014, 08-03-14
+  { re: /(?<![\d.,/-])(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})(?![\d]|[.,]\d)/g, parts: (m) => ({ y: m[4]!, m: m[3]!, d: m[1]!, order: 'numeric' }) },
+  // 7. Mai 2014, 02 Juillet 2015, 3 de marzo de 2023, 1er juillet 2015, 03-Aug-2014, 3rd of May 2014
+  {
+    re: new RegExp(String.raw`(?<![\p{L}\d])(${DAY})${ORD}\.?(?:\s*(?:de|of)\s+|[\s\-/]+)(${MONTH_ALT})\.?(?:\s*(?:de|del)\s+|[\s\-/,]+)${YEAR}(?!\d)`, 'gu'),
+    parts: (m) => ({ y: m[3]!, m: MONTHS[m[2]!]!, d: m[1]! }),
+  },
+  // August 3, 2014 / Aug 3rd 2014 / August 3 , 2014
+  {
+    re: new RegExp(String.raw`(?<![\p{L}])(${MONTH_ALT})\.?\s+(${DAY})${ORD}\s*,?\s*${YEAR}(?!\d)`, 'gu'),
+    parts: (m) => ({ y: m[3]!, m: MONTHS[m[1]!]!, d: m[2]! }),
+  },
+];
+
+function fullYear(y: string): number {
+  const digits = y.replace("'", '');
+  if (digits.length === 4) return Number(digits);
+  const n = Number(digits);
+  return n < 70 ? 2000 + n : 1900 + n;
+}
+
+export function isoDate(year: number, month: number, day: number): string | null {
+  if (month < 1 || month > 12 || day < 1 || year < 1900 || year > 2200) return null;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCMonth() !== month - 1) return null;
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+/**
+ * The day/month order of slash and dash dates that a set of texts proves: a first part over 12
+ * proves day-first, a second part over 12 proves month-first. null when nothing proves either.
+ */
+export function inferDateOrder(texts: Iterable<string>): DateOrder | null {
+  let dmy = 0;
+  let mdy = 0;
+  const re = /(?<![\d.,])(\d{1,2})[/-](\d{1,2})[/-](?:\d{4}|\d{2})(?!\d)/g;
+  for (const text of texts) {
+    for (const m of text.matchAll(re)) {
+      const a = Number(m[1]);
+      const b = Number(m[2]);
+      if (a > 12 && b <= 12) dmy++;
+      else if (b > 12 && a <= 12) mdy++;
+    }
+  }
+  if (dmy === mdy) return null;
+  return dmy > mdy ? 'dmy' : 'mdy';
+}
+
+/** Every date in `text`, left to right, without overlaps. */
+export function findDates(text: string, order: DateOrder | null = null): DateHit[] {
+  const folded = fold(text);
+  // Folding may change length (rare ligatures); positions are then approximate, so fall back to
+  // the original text for matching.
+  const subject = folded.length === text.length ? folded : text.toLowerCase();
+  const hits: DateHit[] = [];
+  for (const { re, parts } of PATTERNS) {
+    re.lastIndex = 0;
+    for (let m = re.exec(subject); m; m = re.exec(subject)) {
+      const start = m.index;
+      const end = start + m[0].length;
+      if (hits.some((h) => h.start < end && start < h.end)) continue;
+      const p = parts(m);
+      const year = fullYear(p.y);
+      let ambiguous = false;
+      let value: string | null;
+      if (p.order === 'numeric') {
+        const first = Number(p.d);
+        const second = Number(p.m);
+        const sep = m[2];
+        let dayFirst: boolean;
+        if (first > 12) dayFirst = true;
+        else if (second > 12) dayFirst = false;
+        else if (sep === '.' || first === second) dayFirst = true;
+        else {
+          dayFirst = order !== 'mdy';
+          ambiguous = order === null;
+        }
+        value = dayFirst ? isoDate(year, second, first) : isoDate(year, first, second);
+      } else {
+        value = isoDate(year, Number(p.m), Number(p.d));
+      }
+      if (value) hits.push({ start, end, value, ambiguous });
+    }
+  }
+  return hits.sort((a, b) => a.start - b.start);
+}
+
+/** The date a short value stands for ("19 april 2014" → "2014-04-19"), or null. */
+export function parseDate(text: string, order: DateOrder | null = null): string | null {
+  return findDates(text, order)[0]?.value ?? null;
+}

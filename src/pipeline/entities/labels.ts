@@ -1,0 +1,33 @@
+// Labels that announce a reference number, in English, German, French, Spanish, Dutch and Italian.
+// Matched on folded text (lower case, no accents); a label is followed by separators (":", "#",
+// "No.", "n°") and then the number itself.
+
+export const REFERENCE_LABELS: Record<'invoice_number' | 'order_number' | 'reference_number' | 'customer_number', string[]> = {
+  invoice_number: [
+    'invoice number', 'invoice no', 'invoice nr', 'invoice num', 'invoice id', 'invoice #', 'invoice', 'inv no', 'inv #', 'bill no', 'bill number',
+    'tax invoice', 'receipt no', 'receipt number', 'receipt #', 'rechnungsnummer', 'rechnungsnr', 'rechnung nr', 'rechnung', 'belegnummer', 'beleg nr',
+    'numero de facture', 'n de facture', 'facture n', 'facture no', 'facture', 'numero de factura', 'factura no', 'factura n', 'factura',
+    'factuurnummer', 'factuurnr', 'factuur nr', 'numero fattura', 'fattura n', 'fattura',
+  ],
+  order_number: [
+    'order number', 'order no', 'order nr', 'order id', 'order #', 'purchase order', 'po number', 'po no', 'p o no', 'po #', 'your order',
+    'bestellnummer', 'bestell nr', 'auftragsnummer', 'auftrags nr', 'auftrag nr', 'numero de commande', 'n de commande', 'commande n', 'commande no',
+    'numero de pedido', 'pedido n', 'pedido no', 'n de pedido', 'ordernummer', 'bestelnummer', 'numero ordine', 'ordine n',
+  ],
+  customer_number: [
+    'customer number', 'customer no', 'customer id', 'customer #', 'account number', 'account no', 'client id', 'client no', 'kundennummer', 'kundennr',
+    'kunden nr', 'numero client', 'n client', 'id client', 'numero de cliente', 'cliente n', 'klantnummer', 'klant nr', 'codice cliente',
+  ],
+  reference_number: [
+    'reference number', 'reference no', 'reference', 'ref no', 'ref #', 'ref', 'your reference', 'our reference', 'payment reference', 'booking id',
+    'booking reference', 'booking no', 'transaction id', 'referenz', 'ihre referenz', 'unsere referenz', 'verwendungszweck', 'reference de paiement',
+    'votre reference', 'referencia', 'su referencia', 'referentie', 'kenmerk', 'betalingskenmerk', 'riferimento',
+  ],
+};
+
+/** Separators between a label and its value: ":", "#", "No.", "n°", "Nr.", "number". */
+export const LABEL_GAP = String.raw`(?:\s*(?:[:#=.\-–|]|n[°ºo]\.?|no\.?|nr\.?|num\.?|number|nummer|numero|n\.?\s?[°º])\s*)*`;
+
+export const PHONE_LABELS = /\b(?:tel|tél|tele?phone|téléphone|telefon|teléfono|telefono|phone|ph|fon|fax|mobile|mobil|mob|cell|handy|gsm|hp|call|whatsapp|contact)\b\.?/iu;
+export const CARD_LABELS = /\b(?:card|karte|carte|tarjeta|visa|mastercard|amex|maestro|cb)\b/iu;
+export const TAX_LABELS = /\b(?:vat|vat\s?(?:reg|id|no|number)|tax\s?id|tax\s?no|tin|ust[-\s.]?id(?:nr)?|ustid|ust[-\s.]?idnr|umsatzsteuer[-\s]?id|steuer[-\s]?nr|steuernummer|mwst|tva|n°\s?tva|tva\s?intra(?:communautaire)?|btw|btw[-\s]?nr|iva|nif|cif|p\.?\s?iva|partita\s?iva|gstin|gst\s?(?:no|reg)|uid|mva|vat\s?reg|nip|regon|abn|ein)\b\.?/iu;

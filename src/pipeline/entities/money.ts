@@ -1,0 +1,104 @@
+// Money amounts with their currency, from symbols (€ $ £ ¥ ₹ …) and ISO codes (EUR, USD, RM …)
+// before or after the number, in any of the number formats of numbers.ts. An amount printed
+// without a currency but with exactly two decimals is reported too, with lower confidence and the
+// document's dominant currency (when there is one).
+import { escapeRegExp } from './normalize.js';
+import { NUMBER_SOURCE, parseNumber } from './numbers.js';
+
+export interface MoneyHit {
+  start: number;
+  end: number;
+  amount: number;
+  currency: string | null;
+  /** A currency symbol or code was printed next to the amount. */
+  explicit: boolean;
+}
+
+export const SYMBOLS: Record<string, string> = {
+  '€': 'EUR',
+  $: 'USD',
+  US$: 'USD',
+  'A$': 'AUD',
+  'C$': 'CAD',
+  'S$': 'SGD',
+  'HK$': 'HKD',
+  '£': 'GBP',
+  '¥': 'JPY',
+  '₹': 'INR',
+  Rs: 'INR',
+  'Rs.': 'INR',
+  '₩': 'KRW',
+  '₺': 'TRY',
+  '₽': 'RUB',
+  zł: 'PLN',
+  RM: 'MYR',
+  Fr: 'CHF',
+  'Fr.': 'CHF',
+  kr: 'SEK',
+  Kč: 'CZK',
+  R$: 'BRL',
+};
+
+export const CODES = [
+  'EUR', 'USD', 'GBP', 'INR', 'JPY', 'CHF', 'PLN', 'SEK', 'NOK', 'DKK', 'CAD', 'AUD', 'NZD', 'CNY', 'RMB', 'HKD', 'SGD', 'MYR',
+  'IDR', 'THB', 'ZAR', 'BRL', 'MXN', 'RUB', 'TRY', 'CZK', 'HUF', 'RON', 'BGN', 'AED', 'SAR', 'KRW', 'PHP', 'VND', 'ILS', 'EGP',
+  'NGN', 'KES', 'ARS', 'CLP', 'COP', 'PEN', 'TWD', 'PKR', 'BDT', 'LKR', 'QAR', 'KWD', 'ISK', 'UAH',
+];
+
+const CODE_ALIAS: Record<string, string> = { RMB: 'CNY' };
+
+const symbolAlt = Object.keys(SYMBOLS)
+  .sort((a, b) => b.length - a.length)
+  .map(escapeRegExp)
+  .join('|');
+const codeAlt = CODES.join('|');
+const CUR = String.raw`(?:${symbolAlt})|(?<![A-Za-z])(?:${codeAlt})(?![A-Za-z])`;
+
+const BEFORE = new RegExp(String.raw`(${CUR})\s?(${NUMBER_SOURCE})`, 'g');
+const AFTER = new RegExp(String.raw`(?<![\w.,])(${NUMBER_SOURCE})\s?(${CUR})`, 'g');
+const BARE = /(?<![\w.,/-])-?\d{1,3}(?:[.,\s]\d{3})*[.,]\d{2}(?![\d.,%]|\s?%)/g;
+
+/** ISO 4217 code of a symbol or code as printed ("€" → EUR, "Rs." → INR, "usd" → USD). */
+export function currencyCode(token: string): string | null {
+  const t = token.trim();
+  if (SYMBOLS[t]) return SYMBOLS[t]!;
+  const upper = t.toUpperCase();
+  if (CODES.includes(upper)) return CODE_ALIAS[upper] ?? upper;
+  return null;
+}
+
+// "$" alone could be any dollar; USD is the common reading and what invoices overwhelmingly mean.
+function symbolCurrency(token: string): string | null {
+  return currencyCode(token);
+}
+
+/** Every amount in `text`; `fallbackCurrency` is given to bare two-decimal amounts. */
+export function findMoney(text: string, fallbackCurrency: string | null = null): MoneyHit[] {
+  const hits: MoneyHit[] = [];
+  const add = (start: number, end: number, numberText: string, currency: string | null, explicit: boolean) => {
+    if (hits.some((h) => h.start < end && start < h.end)) return;
+    const amount = parseNumber(numberText);
+    if (amount === null) return;
+    hits.push({ start, end, amount, currency, explicit });
+  };
+  for (const m of text.matchAll(BEFORE)) {
+    add(m.index!, m.index! + m[0].length, m[2]!, symbolCurrency(m[1]!), true);
+  }
+  for (const m of text.matchAll(AFTER)) {
+    add(m.index!, m.index! + m[0].length, m[1]!, symbolCurrency(m[2]!), true);
+  }
+  for (const m of text.matchAll(BARE)) {
+    add(m.index!, m.index! + m[0].length, m[0], fallbackCurrency, false);
+  }
+  return hits.sort((a, b) => a.start - b.start);
+}
+
+/** The first amount of a short value, with or without currency ("€ 717,97" → 717.97). */
+export function parseAmount(text: string): { amount: number; currency: string | null } | null {
+  const money = findMoney(text).find((h) => h.explicit) ?? findMoney(text)[0];
+  if (money) return { amount: money.amount, currency: money.currency };
+  const m = new RegExp(NUMBER_SOURCE).exec(text);
+  if (!m) return null;
+  const amount = parseNumber(m[0]);
+  return amount === null ? null : { amount, currency: null };
+}

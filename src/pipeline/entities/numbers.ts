@@ -1,0 +1,55 @@
+// Numbers as printed on documents: 1.234,56 (most of Europe), 1,234.56 (English), 1 234,56
+// (French), 1'234.56 (Swiss), -9,32 and (9.32) negatives. The decimal separator is the last of
+// two different separators; a lone separator followed by exactly three digits is a thousands
+// separator unless the integer part is 0 ("0,125").
+
+export function parseNumber(raw: string): number | null {
+  let s = raw.trim().replace(/[\u2212\u2013]/g, '-');
+  let negative = false;
+  if (/^\(.*\)$/.test(s)) {
+    negative = true;
+    s = s.slice(1, -1).trim();
+  }
+  if (s.startsWith('-')) {
+    negative = !negative;
+    s = s.slice(1).trim();
+  } else if (s.endsWith('-')) {
+    negative = !negative;
+    s = s.slice(0, -1).trim();
+  } else if (s.startsWith('+')) s = s.slice(1).trim();
+  s = s.replace(/[\s\u00a0\u202f']/g, '');
+  if (!/^\d[\d.,]*$/.test(s) && !/^[.,]\d+$/.test(s)) return null;
+  const lastDot = s.lastIndexOf('.');
+  const lastComma = s.lastIndexOf(',');
+  let normal: string;
+  if (lastDot >= 0 && lastComma >= 0) {
+    const decimal = lastDot > lastComma ? '.' : ',';
+    const thousands = decimal === '.' ? ',' : '.';
+    const int = s.slice(0, s.lastIndexOf(decimal));
+    const frac = s.slice(s.lastIndexOf(decimal) + 1);
+    const groups = int.split(thousands);
+    if (!/^\d{1,3}$/.test(groups[0]!) || !groups.slice(1).every((g) => /^\d{3}$/.test(g))) return null;
+    normal = `${int.split(thousands).join('')}.${frac}`;
+  } else if (lastDot >= 0 || lastComma >= 0) {
+    const sep = lastDot >= 0 ? '.' : ',';
+    const parts = s.split(sep);
+    if (parts.length > 2) {
+      // 1.234.567 — only thousands groups.
+      if (!parts.slice(1).every((p) => p.length === 3)) return null;
+      normal = parts.join('');
+    } else {
+      const [int, frac] = parts as [string, string];
+      if (frac.length === 3 && int !== '0' && int !== '') normal = int + frac;
+      else normal = `${int || '0'}.${frac}`;
+    }
+  } else {
+    normal = s;
+  }
+  if (!/^\d+(\.\d+)?$/.test(normal)) return null;
+  const value = Number(normal);
+  if (!Number.isFinite(value)) return null;
+  return negative ? -value : value;
+}
+
+/** A number token inside text (digits with separators, optional sign). */
+export const NUMBER_SOURCE = String.raw`(?:[-\u2212]\s?)?\d{1,3}(?:[.,\s'\u00a0\u202f]\d{3})+(?:[.,]\d{1,4})?(?!\d)|(?:[-\u2212]\s?)?\d+(?:[.,]\d{1,4})?(?!\d)`;

@@ -1,0 +1,63 @@
+// Organisation names recognised by their legal-form suffix ("Coolblue B.V.", "QualityHosting AG",
+// "BOOK TA .K (TAMAN DAYA) SDN BHD"): the suffix and the run of name-like words before it.
+
+const SUFFIXES = [
+  'GmbH & Co\\. KG', 'GmbH & Co KG', 'GmbH', 'gGmbH', 'mbH', 'AG', 'KGaA', 'KG', 'OHG', 'e\\.K\\.', 'e\\.V\\.', 'UG',
+  'Ltd\\.?', 'Limited', 'LLC', 'L\\.L\\.C\\.', 'LLP', 'PLC', 'plc', 'Inc\\.?', 'Incorporated', 'Corp\\.?', 'Corporation', 'Co\\.,? Ltd\\.?',
+  'Pty\\.? Ltd\\.?', 'S/B', 'Pvt\\.? Ltd\\.?', 'Private Limited', 'Sdn\\.? Bhd\\.?', 'SDN\\.? BHD\\.?', 'Bhd\\.?', 'BHD\\.?', 'Berhad', 'BERHAD',
+  'S\\.A\\.S\\.', 'SAS', 'S\\.A\\.R\\.L\\.', 'SARL', 'S\\.à r\\.l\\.', 'Sàrl', 'EURL', 'SNC', 'S\\.A\\.', 'SA', 'S\\.L\\.', 'SL', 'S\\.L\\.U\\.', 'SLU',
+  'S\\.p\\.A\\.', 'SpA', 'S\\.r\\.l\\.', 'Srl', 'SRL', 'B\\.V\\.', 'BV', 'N\\.V\\.', 'NV', 'V\\.O\\.F\\.', 'Oy', 'Oyj', 'AB', 'A/S', 'ApS', 'ASA',
+  'K\\.K\\.', 'SE', 'sp\\. z o\\.o\\.', 'Sp\\. z o\\.o\\.', 'spółka akcyjna', 'S\\.C\\.', 'Kft\\.?', 'Zrt\\.?', 's\\.r\\.o\\.', 'a\\.s\\.',
+  'ENTERPRISE', 'ENTERPRISES', 'TRADING', 'Enterprise', 'Trading',
+];
+
+const SUFFIX_RE = new RegExp(String.raw`(?<![\p{L}\d])(?:${SUFFIXES.join('|')})(?![\p{L}\d])`, 'gu');
+// A word that can be part of a company name: capitalised, a number, an initial, a bracket part or a connector.
+const NAME_WORD = /^(?:\.?[\p{Lu}\d(&][\p{L}\d.&()'’,\-+/]*|\p{Ll}{0,3}\.|&|and|und|et|y|of|de|du|des|la|le|van|der|den|von|-)$/u;
+const CONNECTORS = new Set(['&', 'and', 'und', 'et', 'y', 'of', 'de', 'du', 'des', 'la', 'le', 'van', 'der', 'den', 'von', '-']);
+// Words that end a name to their left: labels and document words, not part of the name.
+const STOP = /^(?:invoice|rechnung|facture|factura|factuur|receipt|tax|date|datum|to|from|bill|sold|by|attn|page|seite|tel|fax|vat|btw|tva|no\.?|nr\.?)$/i;
+// Articles end a name only in running text ("the Acme Ltd"), not in an all-capitals name ("TASTE OF THE WORLD SDN BHD").
+const ARTICLE = /^(?:the|a|an|The|A|An)$/;
+
+export interface OrganisationHit {
+  start: number;
+  end: number;
+  name: string;
+  suffix: string;
+}
+
+export function findOrganisations(text: string): OrganisationHit[] {
+  const hits: OrganisationHit[] = [];
+  for (const m of text.matchAll(SUFFIX_RE)) {
+    const suffixStart = m.index!;
+    const end = suffixStart + m[0].length;
+    // Walk left over name-like words.
+    const before = text.slice(0, suffixStart);
+    const words = [...before.matchAll(/\S+/g)];
+    let start = suffixStart;
+    let taken = 0;
+    for (let i = words.length - 1; i >= 0 && taken < 8; i--) {
+      const w = words[i]![0];
+      const bare = w.replace(/[,:;]$/, '');
+      if (bare !== w && taken > 0) break;
+      if (!NAME_WORD.test(bare) || STOP.test(bare.replace(/\.$/, '')) || ARTICLE.test(bare)) break;
+      start = words[i]!.index!;
+      taken++;
+    }
+    // Connectors cannot begin a name.
+    while (taken > 0) {
+      const first = /^\S+/.exec(text.slice(start))![0];
+      if (!CONNECTORS.has(first)) break;
+      start += first.length;
+      while (text[start] === ' ') start++;
+      taken--;
+    }
+    if (taken === 0) continue;
+    const name = text.slice(start, end).replace(/[,;:]$/, '').trim();
+    if (name.length < 3) continue;
+    if (hits.some((h) => h.start < end && start < h.end)) continue;
+    hits.push({ start, end, name, suffix: m[0] });
+  }
+  return hits;
+}

@@ -1,0 +1,285 @@
+// Deterministic entity recognisers over the canonical document. Every entity is normalised
+// (`value`) and located (page + bbox of the words it came from).
+import { type CountryCode, findNumbers } from 'libphonenumber-js/max';
+import { isValidIban, luhnValid } from './checksums.js';
+import { type DateOrder, findDates, inferDateOrder } from './dates.js';
+import { CARD_LABELS, LABEL_GAP, PHONE_LABELS, REFERENCE_LABELS, TAX_LABELS } from './labels.js';
+import { findMoney } from './money.js';
+import { escapeRegExp, foldWithMap } from './normalize.js';
+import { findOrganisations } from './organisations.js';
+import { type TaxIdPrefixMode, compactTaxId, readTaxId, taxIdValue } from './tax-ids.js';
+import { type DocInput, type TextLine, locate, rangeConfidence, textLines } from './text.js';
+import type { BBox } from '../canonical/model.js';
+
+export type EntityType =
+  | 'date'
+  | 'money'
+  | 'percentage'
+  | 'email'
+  | 'phone'
+  | 'url'
+  | 'iban'
+  | 'card_number'
+  | 'tax_id'
+  | 'postal_code'
+  | 'organization'
+  | 'invoice_number'
+  | 'order_number'
+  | 'customer_number'
+  | 'reference_number';
+
+export const ENTITY_TYPES: readonly EntityType[] = [
+  'date', 'money', 'percentage', 'email', 'phone', 'url', 'iban', 'card_number', 'tax_id', 'postal_code', 'organization',
+  'invoice_number', 'order_number', 'customer_number', 'reference_number',
+];
+
+/** decisions.md `result.entities[]`. */
+export interface Entity {
+  type: EntityType;
+  text: string;
+  value: unknown;
+  page: number;
+  bbox: BBox;
+  confidence: number;
+}
+
+export interface EntityOptions {
+  taxIdPrefixMode?: TaxIdPrefixMode;
+  /** Day/month order for ambiguous numeric dates when the document does not prove one. */
+  dateOrder?: DateOrder | null;
+}
+
+/** What the document says about itself, read once before recognising (country, currency, date order). */
+export interface DocumentHints {
+  country: string | null;
+  currency: string | null;
+  dateOrder: DateOrder | null;
+}
+
+interface Hit {
+  type: EntityType;
+  start: number;
+  end: number;
+  value: unknown;
+  confidence: number;
+}
+
+// Higher wins an overlap between two value entities (an IBAN is not also a phone number).
+const PRIORITY: Partial<Record<EntityType, number>> = {
+  email: 10, url: 9, iban: 9, tax_id: 8, card_number: 7, date: 6, percentage: 5, money: 4, phone: 3, postal_code: 2,
+};
+// Label-led and name entities may overlap value entities: "Invoice no. 42183017" is both.
+const INDEPENDENT = new Set<EntityType>(['organization', 'invoice_number', 'order_number', 'customer_number', 'reference_number']);
+
+const EMAIL = /(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}(?![\w-])/g;
+const URL_RE = /\b(?:https?:\/\/|www\.)[^\s<>"'|]+|(?<![@\w.-])(?:[a-z0-9-]+\.)+(?:com|org|net|de|fr|nl|es|it|eu|uk|co\.uk|io|in|my|sg|info|biz|be|at|ch|pl|se|dk|no|fi|pt|ie|us|ca|au)(?:\/[^\s<>"'|]*)?(?![\w@-])/gi;
+const IBAN_RE = /\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b/g;
+const CARD_RE = /(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])/g;
+const PERCENT_RE = /(?<![\d.,])([-+]?\d{1,3}(?:[.,]\d{1,4})?)\s?(?:%|percent\b|pct\b|prozent\b|pour\s?cent\b|por\s?ciento\b)/gi;
+// A phone label followed by a number: only such lines (or international numbers) are searched for phone numbers.
+const PHONE_FOLLOWED = new RegExp(String.raw`${PHONE_LABELS.source}\s*[:.]?\s*[+(\d]`, 'iu');
+// Words after a number that show it is not a postal code.
+const NOT_PLACES = /^(?:IBAN|SWIFT|BIC|TEL|FAX|VAT|EUR|USD|GBP|INR|MYR|RM|Rs|BTW|TVA|MwSt|USt|GST|SST|TAX|Total|TOTAL|Qty|QTY|Pcs|PCS|Units?|Tage|Days|Jours|Euros?)\b/;
+
+const CURRENCY_COUNTRY: Record<string, string> = { INR: 'IN', USD: 'US', GBP: 'GB', MYR: 'MY', PLN: 'PL', CHF: 'CH', SEK: 'SE', DKK: 'DK', NOK: 'NO', JPY: 'JP', AUD: 'AU', CAD: 'CA', SGD: 'SG' };
+
+// Postal codes by pattern, each with the context that makes it a postal code rather than any number.
+const POSTAL: { re: RegExp; country: string; group: number }[] = [
+  // D-63571 Gelnhausen, F-75008 Paris, 75008 Paris, 81100 JOHOR BAHRU (5 digits before a capitalised place)
+  { re: /(?<![\w-])(?:(?:D|F|E|I|DE|FR|ES|IT|A|CH|B|L)-)?(\d{5})(?=\s+\p{Lu}[\p{L}'-]{2,})/gu, country: '', group: 1 },
+  // 3012 CN Rotterdam (NL)
+  { re: /(?<![\w-])(\d{4}\s?[A-Z]{2})(?=\s+\p{Lu}[\p{L}'-]{2,})/gu, country: 'NL', group: 1 },
+  // CA 94538, WA 98109-5210 (US state + ZIP)
+  { re: /(?<=\b[A-Z]{2},?\s)(\d{5}(?:-\d{4})?)(?!\d)/g, country: 'US', group: 1 },
+  // SW1A 1AA, EC1A 1BB (UK)
+  { re: /\b([A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2})\b/g, country: 'GB', group: 1 },
+  // New Delhi - 110001 (India: six digits after a place name and a dash)
+  { re: /(?<=\p{L}\s?[-–]\s?)(\d{6}|\d{3}\s\d{3})(?!\d)/gu, country: 'IN', group: 1 },
+  // 1010 Wien, 4001 Basel, 1000 Bruxelles (four digits before a capitalised place, where codes have four digits)
+  { re: /(?<![\w.,-])(\d{4})(?=\s+\p{Lu}\p{Ll}{2,})/gu, country: 'AT|CH|BE|DK|NO|LU|HU|AU|NZ|ZA|SI|BG|CY|LI', group: 1 },
+  // 09-411 Płock (Poland)
+  { re: /(?<![\w-])(\d{2}-\d{3})(?=\s+\p{Lu}\p{Ll}{2,})/gu, country: 'PL', group: 1 },
+];
+
+function hintsOf(lines: TextLine[]): DocumentHints {
+  const countries = new Map<string, number>();
+  const currencies = new Map<string, number>();
+  const bump = (m: Map<string, number>, k: string, by = 1) => m.set(k, (m.get(k) ?? 0) + by);
+  for (const line of lines) {
+    if (!/\d/.test(line.text)) continue;
+    for (const m of line.text.matchAll(IBAN_RE)) if (isValidIban(m[0])) bump(countries, m[0].slice(0, 2), 3);
+    for (const m of line.text.matchAll(/(?<![A-Z0-9])(AT|BE|BG|CY|CZ|DE|DK|EE|EL|ES|FI|FR|HR|HU|IE|IT|LT|LU|LV|MT|NL|PL|PT|RO|SE|SI|SK|GB)[ ]?[0-9][0-9A-Z .]{7,14}/g)) {
+      const t = readTaxId(m[0]);
+      if (t?.printedPrefix && t.checked) bump(countries, t.country!, 2);
+    }
+    for (const h of findMoney(line.text)) if (h.explicit && h.currency) bump(currencies, h.currency);
+  }
+  const top = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+  const currency = top(currencies);
+  const country = top(countries) ?? (currency ? CURRENCY_COUNTRY[currency] ?? null : null);
+  return { country, currency, dateOrder: inferDateOrder(lines.map((l) => l.text)) };
+}
+
+/** The country, dominant currency and date order of a document. */
+export function documentHints(doc: DocInput | TextLine[]): DocumentHints {
+  return hintsOf(Array.isArray(doc) ? doc : textLines(doc));
+}
+
+function labelRegex(labels: string[]): RegExp {
+  const alt = [...labels].sort((a, b) => b.length - a.length).map((l) => l.split(' ').map(escapeRegExp).join(String.raw`[\s.\-_/]*`)).join('|');
+  return new RegExp(String.raw`(?<![\p{L}\d])(?:${alt})(?![\p{L}])${LABEL_GAP}([A-Za-z0-9][A-Za-z0-9/_.\-#]*[A-Za-z0-9]|\d)`, 'gu');
+}
+
+const REFERENCE_RES = Object.entries(REFERENCE_LABELS).map(([type, labels]) => ({ type: type as EntityType, re: labelRegex(labels) }));
+
+interface TaxHit {
+  start: number;
+  end: number;
+  value: string;
+  confidence: number;
+}
+
+/**
+ * Tax ids span several words as printed ("DE 232 446 240", "FR 604 219 388 61"): every run of one
+ * to six words starting at each word is tried, and the longest run that reads as a tax id wins.
+ */
+function findTaxIds(line: TextLine, hints: DocumentHints, mode: TaxIdPrefixMode): TaxHit[] {
+  const words = line.words;
+  const out: TaxHit[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (!/^[A-Z0-9]/.test(words[i]!.text.replace(/^[(:]/, ''))) continue;
+    let best: TaxHit | null = null;
+    for (let n = 1; n <= 6 && i + n <= words.length; n++) {
+      const start = words[i]!.start + (/^[(:]/.test(words[i]!.text) ? 1 : 0);
+      const end = words[i + n - 1]!.end - (/[),.;:]$/.test(words[i + n - 1]!.text) ? 1 : 0);
+      const raw = line.text.slice(start, end);
+      const compact = compactTaxId(raw);
+      if (compact.length > 18) break;
+      if (compact.length < 8 || !/\d{5}/.test(compact.replace(/[A-Z]/g, ''))) continue;
+      if (!/^[A-Z0-9 .\-/]+$/.test(raw)) continue;
+      const hasPrefix = /^(?:CHE|[A-Z]{2})\d/.test(compact) || /^(?:CHE|[A-Z]{2})[A-Z0-9]\d{7}/.test(compact);
+      const labelled = TAX_LABELS.test(line.text.slice(Math.max(0, start - 40), start));
+      if (!hasPrefix && !labelled && !/^\d{2}[A-Z]{5}\d{4}/.test(compact)) continue;
+      const match = readTaxId(raw, hints.country);
+      if (!match) continue;
+      if (!hasPrefix && match.kind === 'vat' && match.country === null && !labelled) continue;
+      if (match.kind === 'vat' && !match.checked && !labelled && !match.printedPrefix) continue;
+      const confidence = match.checked ? 0.95 : labelled ? 0.8 : 0.7;
+      best = { start, end, value: taxIdValue(match, raw, mode), confidence };
+    }
+    if (best && !out.some((o) => o.start < best!.end && best!.start < o.end)) {
+      out.push(best);
+      while (i + 1 < words.length && words[i + 1]!.start < best.end) i++;
+    }
+  }
+  return out;
+}
+
+function recogniseLine(line: TextLine, hints: DocumentHints, options: EntityOptions): Hit[] {
+  const text = line.text;
+  const hits: Hit[] = [];
+  const push = (type: EntityType, start: number, end: number, value: unknown, confidence: number) => hits.push({ type, start, end, value, confidence });
+
+  const digits = /\d/.test(text);
+  if (digits) for (const d of findDates(text, hints.dateOrder ?? options.dateOrder ?? null)) push('date', d.start, d.end, d.value, d.ambiguous ? 0.6 : 0.95);
+  if (digits) for (const m of findMoney(text, hints.currency)) {
+    push('money', m.start, m.end, { amount: m.amount, currency: m.currency }, m.explicit ? 0.92 : 0.5);
+  }
+  if (digits) for (const m of text.matchAll(PERCENT_RE)) {
+    const v = Number(m[1]!.replace(',', '.'));
+    if (Number.isFinite(v)) push('percentage', m.index!, m.index! + m[0].length, v, 0.95);
+  }
+  if (text.includes('@')) for (const m of text.matchAll(EMAIL)) push('email', m.index!, m.index! + m[0].length, m[0].toLowerCase(), 0.97);
+  if (text.includes('.')) for (const m of text.matchAll(URL_RE)) {
+    const raw = m[0].replace(/[.,;:)\]]+$/, '');
+    push('url', m.index!, m.index! + raw.length, raw, /^https?:|^www\./i.test(raw) ? 0.95 : 0.75);
+  }
+  if (digits) for (const m of text.matchAll(IBAN_RE)) {
+    if (isValidIban(m[0])) push('iban', m.index!, m.index! + m[0].length, m[0].replace(/\s/g, ''), 0.98);
+  }
+  const cardLabelled = CARD_LABELS.test(text);
+  if (/\d{4}/.test(text)) for (const m of text.matchAll(CARD_RE)) {
+    const digits = m[0].replace(/\D/g, '');
+    if (digits.length >= 13 && digits.length <= 19 && /^[3-6]/.test(digits) && luhnValid(digits)) {
+      push('card_number', m.index!, m.index! + m[0].length, digits, cardLabelled ? 0.9 : 0.55);
+    }
+  }
+  // Tax ids: prefixed ones anywhere; unprefixed ones only after a tax label.
+  if (/\d{2}/.test(text) && (/[A-Z]{2}[ .-]?\d|\d{2}[A-Z]{5}/.test(text) || TAX_LABELS.test(text))) for (const t of findTaxIds(line, hints, options.taxIdPrefixMode ?? 'infer')) push('tax_id', t.start, t.end, t.value, t.confidence);
+  // Phone numbers: international ones anywhere, national ones right after a phone label.
+  if (/\+\s?\(?\d|\b00\d/.test(text) || PHONE_FOLLOWED.test(text)) {
+    const defaultCountry = (hints.country ?? undefined) as CountryCode | undefined;
+    try {
+      for (const found of findNumbers(text, { defaultCountry, v2: true })) {
+        const international = /^\s*(?:\+|00)/.test(text.slice(found.startsAt, found.endsAt));
+        const labelled = PHONE_LABELS.test(text.slice(Math.max(0, found.startsAt - 24), found.startsAt));
+        if (!international && !labelled) continue;
+        push('phone', found.startsAt, found.endsAt, found.number.number, labelled ? 0.9 : 0.7);
+      }
+    } catch {
+      /* libphonenumber rejects some inputs outright: no phone numbers in this line */
+    }
+  }
+  for (const p of digits ? POSTAL : []) {
+    if (p.country.includes('|') && !p.country.split('|').includes(hints.country ?? '')) continue;
+    for (const m of text.matchAll(p.re)) {
+      const code = m[p.group]!;
+      const after = text.slice(m.index! + m[0].length).trimStart().split(/\s/)[0] ?? '';
+      if (NOT_PLACES.test(after) || /\b(?:HRB|HRA|KvK|RCS|Nr\.?|No\.?)\s*$/i.test(text.slice(0, m.index!))) continue;
+      const start = m.index! + m[0].indexOf(code);
+      push('postal_code', start, start + code.length, code.toUpperCase().replace(/\s+/, ' '), 0.6);
+    }
+  }
+  for (const o of findOrganisations(text)) push('organization', o.start, o.end, o.name, 0.75);
+  const { text: folded, map } = foldWithMap(text);
+  for (const { type, re } of digits ? REFERENCE_RES : []) {
+    for (const m of folded.matchAll(re)) {
+      const valueFolded = m[1]!;
+      if (!/\d/.test(valueFolded)) continue;
+      const fStart = m.index! + m[0].length - valueFolded.length;
+      const start = map[fStart]!;
+      const end = map[fStart + valueFolded.length - 1]! + 1;
+      if (hits.some((h) => h.type === type && h.start < end && start < h.end)) continue;
+      push(type, start, end, text.slice(start, end), 0.85);
+    }
+  }
+  return resolveOverlaps(hits);
+}
+
+function resolveOverlaps(hits: Hit[]): Hit[] {
+  const values = hits.filter((h) => !INDEPENDENT.has(h.type));
+  values.sort((a, b) => (PRIORITY[b.type] ?? 0) - (PRIORITY[a.type] ?? 0) || b.end - b.start - (a.end - a.start) || a.start - b.start);
+  const kept: Hit[] = [];
+  for (const h of values) if (!kept.some((k) => k.start < h.end && h.start < k.end)) kept.push(h);
+  return [...kept, ...hits.filter((h) => INDEPENDENT.has(h.type))].sort((a, b) => a.start - b.start || a.end - b.end);
+}
+
+export interface LocatedEntity extends Entity {
+  /** The line it was found on and its character range (for the extractor; not serialised). */
+  line: TextLine;
+  start: number;
+  end: number;
+}
+
+/** Every entity of the document, in reading order, with the line each came from. */
+export function recogniseLines(lines: TextLine[], options: EntityOptions = {}, hints = hintsOf(lines)): LocatedEntity[] {
+  const out: LocatedEntity[] = [];
+  for (const line of lines) {
+    for (const hit of recogniseLine(line, hints, options)) {
+      const where = locate(line, hit.start, hit.end);
+      const confidence = Math.round(hit.confidence * rangeConfidence(line, hit.start, hit.end) * 1000) / 1000;
+      out.push({ type: hit.type, text: where.text, value: hit.value, page: where.page, bbox: where.bbox, confidence, line, start: hit.start, end: hit.end });
+    }
+  }
+  return out;
+}
+
+/** decisions.md `result.entities`: every entity of the document, normalised and located. */
+export function recogniseEntities(doc: DocInput, options: EntityOptions = {}): Entity[] {
+  return recogniseLines(textLines(doc), options).map(publicEntity);
+}
+
+export function publicEntity(e: Entity): Entity {
+  return { type: e.type, text: e.text, value: e.value, page: e.page, bbox: e.bbox, confidence: e.confidence };
+}
+

@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import type { BBox, Table } from '../canonical/model.js';
+import { documentFromLines } from '../entities/text-doc.js';
+import type { DocInput, DocPage } from '../entities/text.js';
+import { runExtraction } from './index.js';
+
+const template = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ id: 'tpl_1', version: 3, json_schema: { type: 'object', properties }, ...extra });
+
+/** A page with a ruled table: header row and data rows, each row also a line of the table block. */
+function withTable(doc: DocInput, rows: string[][], top = 300, page = 1): DocInput {
+  const widths = [200, 60, 80, 80];
+  const cells: Table['cells'] = [];
+  const lines = rows.map((row, r) => {
+    let x = 40;
+    const y: [number, number] = [top + r * 16, top + r * 16 + 12];
+    const words = row.flatMap((text, c) => {
+      const x0 = x;
+      x += widths[c] ?? 80;
+      cells.push({ row: r, col: c, row_span: 1, col_span: 1, text, bbox: [x0, y[0], x0 + (widths[c] ?? 80), y[1]] });
+      let at = x0 + 2;
+      return text.split(' ').filter(Boolean).map((w) => {
+        const box: BBox = [at, y[0], at + w.length * 5, y[1]];
+        at += (w.length + 1) * 5;
+        return { text: w, bbox: box, confidence: 1 };
+      });
+    });
+    return { text: row.join(' '), bbox: [40, y[0], x, y[1]] as BBox, words };
+  });
+  const bbox: BBox = [40, top, 460, top + rows.length * 16];
+  const target = doc.pages.find((p) => p.page_number === page) as DocPage;
+  target.tables.push({ bbox, rows: rows.length, cols: rows[0]!.length, cells, kind: 'ruled', confidence: 0.9 });
+  target.blocks.push({ type: 'table', text: rows.map((r) => r.join(' | ')).join('\n'), bbox, lines, table_index: target.tables.length - 1 });
+  return doc;
+}
+
+const ENGLISH = ['ACME Supplies Ltd.', '221B Baker Street, London NW1 6XE', 'Invoice Number: INV-2024-001', 'Invoice Date: March 5, 2024', 'Due Date: March 19, 2024', 'VAT Reg No: GB 123 4567 89', 'Subtotal: £100.00', 'VAT: £20.00', 'Total Due: £120.00'];
+
+describe('runExtraction: scalar fields', () => {
+  it('fills fields from labels, with confidence and evidence', () => {
+    const out = runExtraction(
+      documentFromLines(ENGLISH),
+      template({
+        invoice_number: { type: 'string' },
+        invoice_date: { type: 'string', format: 'date' },
+        due_date: { type: 'string', format: 'date' },
+        subtotal: { type: 'number' },
+        tax_amount: { type: 'number' },
+        total: { type: 'number' },
+        currency: { type: 'string' },
+        vendor: { type: 'string' },
+      }),
+    );
+    expect(out.extraction.data).toEqual({
+      invoice_number: 'INV-2024-001',
+      invoice_date: '2024-03-05',
+      due_date: '2024-03-19',
+      subtotal: 100,
+      tax_amount: 20,
+      total: 120,
+      currency: 'GBP',
+      vendor: 'ACME Supplies Ltd.',
+    });
+    expect(out.extraction).toMatchObject({ template_id: 'tpl_1', template_version: 3, validation: [] });
+    for (const [path, f] of Object.entries(out.extraction.fields)) {
+      expect(f.confidence, path).toBeGreaterThan(0);
+      expect(f.confidence, path).toBeLessThanOrEqual(1);
+      expect(f.evidence[0], path).toMatchObject({ page: 1, bbox: expect.any(Array), text: expect.any(String) });
+    }
+    expect(out.extraction.fields.total!.evidence[0]!.text).toBe('£120.00');
+    expect(out.extraction.fields.due_date!.evidence[0]!.text).toBe('March 19, 2024');
+    expect(out.extraction.fields.total!.confidence).toBeGreaterThan(0.85);
+    // The vendor came from a legal-form name, not a label: a weaker reading that asks for review.
+    expect(out.extraction.fields.vendor!.confidence).toBeLessThan(0.7);
+    expect(out.decision).toMatchObject({ status: 'needs_review', review_reasons: ['low_confidence:vendor'] });
+  });
+
+  it.each([
+    ['German', ['Rechnungsnummer: R-7781', 'Rechnungsdatum: 7. Mai 2014', 'Fällig am: 21.05.2014', 'Nettobetrag: 29,18 €', 'MwSt. 19%: 5,55 €', 'Gesamtbetrag: 34,73 €']],
+    ['French', ['Facture n° R-7781', 'Date de facture : 7 mai 2014', "Date d'échéance : 21/05/2014", 'Total HT : 29,18 €', 'Montant TVA : 5,55 €', 'Total TTC : 34,73 €']],
+    ['Spanish', ['Factura nº R-7781', 'Fecha de factura: 7 de mayo de 2014', 'Fecha de vencimiento: 21/05/2014', 'Base imponible: 29,18 €', 'Importe IVA: 5,55 €', 'Total a pagar: 34,73 €']],
+  ])('reads %s labels', (_language, lines) => {
+    const out = runExtraction(
+      documentFromLines(lines),
+      template({ invoice_number: { type: 'string' }, date: { type: 'string', format: 'date' }, due_date: { type: 'string', format: 'date' }, amount_untaxed: { type: 'number' }, amount_tax: { type: 'number' }, amount: { type: 'number' } }),
+    );
+    expect(out.extraction.data).toEqual({ invoice_number: 'R-7781', date: '2014-05-07', due_date: '2014-05-21', amount_untaxed: 29.18, amount_tax: 5.55, amount: 34.73 });
+  });
+
+  it('uses title, x-aliases and nested objects', () => {
+    const out = runExtraction(
+      documentFromLines(['Kunde: Pino Bluebird', 'Klantnummer: 6669263', 'Booking ref: XK-22', 'Lieferant: Coolblue B.V.', 'E-Mail: Sales@Coolblue.nl']),
+      template({
+        customer: { type: 'object', properties: { name: { type: 'string', 'x-aliases': ['Kunde'] }, number: { type: 'string', title: 'Klantnummer' } } },
+        booking: { type: 'string', 'x-aliases': ['booking ref'] },
+        supplier: { type: 'object', properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } } },
+      }),
+    );
+    expect(out.extraction.data).toEqual({
+      customer: { name: 'Pino Bluebird', number: '6669263' },
+      booking: 'XK-22',
+      supplier: { name: 'Coolblue B.V.', email: 'sales@coolblue.nl' },
+    });
+    expect(Object.keys(out.extraction.fields)).toEqual(['customer.name', 'customer.number', 'booking', 'supplier.name', 'supplier.email']);
+  });
+
+  it('reads a value under its label (a header row) when evidence planning is on', () => {
+    const doc = documentFromLines([
+      { text: 'Booking ID Payment Mode', bbox: [40, 100, 200, 112] },
+      { text: 'IBZY2087 Cash at Hotel', bbox: [40, 116, 200, 128] },
+    ]);
+    const schema = template({ booking_id: { type: 'string' } });
+    expect(runExtraction(doc, schema).extraction.data).toEqual({ booking_id: 'IBZY2087' });
+    expect(runExtraction(doc, schema, { extraction_evidence_planning_enabled: false }).extraction.data).toEqual({});
+  });
+
+  it('lets the longest label own its place when planning (due date is not the invoice date)', () => {
+    const doc = documentFromLines(['Due date: 2024-04-01']);
+    expect(runExtraction(doc, template({ date: { type: 'string', format: 'date' }, due_date: { type: 'string', format: 'date' } })).extraction.fields.date!.confidence).toBeLessThan(0.5);
+  });
+
+  it('marks missing required fields for review with confidence 0', () => {
+    const out = runExtraction(documentFromLines(['Nothing useful here']), { id: null, version: null, json_schema: { type: 'object', properties: { po_number: { type: 'string' }, note: { type: 'string' } }, required: ['po_number'] } });
+    expect(out.extraction.fields.po_number).toEqual({ value: null, confidence: 0, evidence: [] });
+    expect(out.decision.review_reasons).toEqual(['low_confidence:po_number']);
+  });
+});
+
+describe('runExtraction: line items', () => {
+  const schema = template({
+    lines: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, qty: { type: 'number' }, unit_price: { type: 'number' }, amount: { type: 'number' } } } },
+    total: { type: 'number' },
+  });
+  const rows = [
+    ['Description', 'Qty', 'Unit price', 'Amount'],
+    ['Widget', '2', '€ 10,00', '€ 20,00'],
+    ['continued description', '', '', ''],
+    ['Gadget', '1', '€ 5,50', '€ 5,50'],
+    ['Total', '', '', '€ 25,50'],
+  ];
+
+  it('reads a table whose header names the columns, joining continuation rows and stopping at totals', () => {
+    const out = runExtraction(withTable(documentFromLines(['Invoice']), rows), schema);
+    expect(out.extraction.data.lines).toEqual([
+      { description: 'Widget\ncontinued description', qty: 2, unit_price: 10, amount: 20 },
+      { description: 'Gadget', qty: 1, unit_price: 5.5, amount: 5.5 },
+    ]);
+    expect(out.extraction.fields['lines[1].amount']).toMatchObject({ value: 5.5, evidence: [{ page: 1, text: '€ 5,50' }] });
+    expect(out.extraction.data.total).toBe(25.5);
+  });
+
+  it('continues the list on a later page whose table repeats no header', () => {
+    const doc = documentFromLines(['Invoice', { text: 'Page 2', page: 2 }]);
+    withTable(doc, rows.slice(0, 2), 300, 1);
+    withTable(doc, [['Gadget', '1', '€ 5,50', '€ 5,50']], 100, 2);
+    const out = runExtraction(doc, schema);
+    expect((out.extraction.data.lines as unknown[]).length).toBe(2);
+    expect(out.extraction.fields['lines[1].description']!.evidence[0]!.page).toBe(2);
+  });
+
+  it('reads items from lines when table-aware extraction is off', () => {
+    const doc = documentFromLines(['Description Qty Amount', 'Widget 2 20,00', 'Gadget 1 5,50', 'Total 25,50']);
+    const out = runExtraction(doc, template({ lines: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, qty: { type: 'number' }, amount: { type: 'number' } } } } }), { table_aware_extraction_enabled: false });
+    expect(out.extraction.data.lines).toEqual([{ description: 'Widget', qty: 2, amount: 20 }, { description: 'Gadget', qty: 1, amount: 5.5 }]);
+  });
+});
+
+describe('runExtraction: policy and template settings', () => {
+  const lines = ['Invoice Number: A-1', 'Total: EUR 10.00', { text: 'Invoice Number: B-2', page: 9 }, { text: 'Total: EUR 99.00', page: 9 }];
+  const schema = template({ invoice_number: { type: 'string' }, total: { type: 'number' } });
+
+  it('merges chunks: field_aware keeps the best-supported value, legacy lets the later chunk win', () => {
+    const policy = { prompt_budget_policy: { pages_per_chunk: 1 } };
+    expect(runExtraction(documentFromLines(lines), schema, { ...policy, extraction_chunk_merge_strategy: 'field_aware' }).extraction.data.invoice_number).toBe('A-1');
+    expect(runExtraction(documentFromLines(lines), schema, { ...policy, extraction_chunk_merge_strategy: 'legacy' }).extraction.data.invoice_number).toBe('B-2');
+  });
+
+  it('applies post-processing only when the policy allows it', () => {
+    const t = { ...schema, post_processing: { case: 'lower', defaults: { currency: 'EUR' } } };
+    const withPp = runExtraction(documentFromLines(lines.slice(0, 2)), { ...t, json_schema: { type: 'object', properties: { ...schema.json_schema.properties, currency: { type: 'string', 'x-aliases': ['Währung'] } } } }, { extraction_postprocessing_enabled: true });
+    expect(withPp.extraction.data.invoice_number).toBe('a-1');
+    expect(runExtraction(documentFromLines(lines.slice(0, 2)), t, { extraction_postprocessing_enabled: false }).extraction.data.invoice_number).toBe('A-1');
+  });
+
+  it('runs the template rules and review thresholds', () => {
+    const t = { ...schema, validation_rules: [{ kind: 'range', field: 'total', params: { max: 5 }, severity: 'warn' }], review_thresholds: { warn_count_threshold: 1 } };
+    const out = runExtraction(documentFromLines(lines.slice(0, 2)), t, { review_warn_count_threshold: 5 });
+    expect(out.extraction.validation).toEqual([{ rule: 'range:total', field: 'total', severity: 'warn', message: expect.any(String) }]);
+    expect(out.decision.review_reasons).toEqual(['warn_count']);
+    expect(out.extraction.review_reasons).toEqual(['warn_count']);
+  });
+
+  it('passes judge-mode agreement to the decision', () => {
+    const out = runExtraction(documentFromLines(lines.slice(0, 2)), schema, {}, { agreement: { total: 0.4 } });
+    expect(out.decision.review_reasons).toContain('low_agreement:total');
+  });
+
+  it('gates generic entities', () => {
+    expect(runExtraction(documentFromLines(lines), schema).entities.length).toBeGreaterThan(0);
+    expect(runExtraction(documentFromLines(lines), schema, { generic_entities_enabled: false }).entities).toEqual([]);
+  });
+});

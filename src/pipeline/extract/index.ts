@@ -1,0 +1,297 @@
+// The embedded extractor: a template's JSON schema filled from a canonical document, every value
+// with a confidence and its evidence, then post-processing, validation rules and the review
+// decision. Pure: no database, HTTP or queue; the job worker and the template test endpoints call
+// runExtraction with the canonical document (in memory or as stored JSON), the template and the
+// tenant's effective policy.
+import { type Entity, type LocatedEntity, documentHints, publicEntity, recogniseLines } from '../entities/recognize.js';
+import type { TaxIdPrefixMode } from '../entities/tax-ids.js';
+import { type DocInput, type DocPage, type Evidence, type TextLine, textLines } from '../entities/text.js';
+import type { CoerceContext } from './coerce.js';
+import { type Decision, type ReviewThresholds, decide } from './decision.js';
+import { buildLabelIndex, findLabels } from './labels.js';
+import { isEmpty } from './paths.js';
+import { type PostProcessing, postProcess } from './postprocess.js';
+import type { Rule } from './rule-kinds.js';
+import { type ValidationEntry, runRules } from './rules.js';
+import { type Candidate, type ScalarContext, addressCandidates, fallbackCandidates, keyValueCandidates, labelCandidates, labelStops, tableCandidates } from './scalars.js';
+import { type FieldSpec, schemaFields } from './schema-fields.js';
+import { type Item, type TableMapping, lineItems, tableItems } from './tables.js';
+
+export { agreementOf, decide, type Decision, type DecisionStatus, type ReviewThresholds } from './decision.js';
+export { RULE_KINDS, RULE_KIND_NAMES, type Rule, type RuleKind, ruleKindsCatalogue, checkRule } from './rule-kinds.js';
+export { runRules, ruleId, type ValidationEntry } from './rules.js';
+export { PostProcessingShape, postProcess, type PostProcessing } from './postprocess.js';
+export { schemaFields, type FieldSpec } from './schema-fields.js';
+export { expressionError } from './expression.js';
+
+export interface ExtractionTemplate {
+  id: string | null;
+  version: number | null;
+  json_schema: Record<string, unknown>;
+  validation_rules?: unknown[] | null;
+  review_thresholds?: ReviewThresholds | Record<string, unknown> | null;
+  post_processing?: PostProcessing | Record<string, unknown> | null;
+  /** Kept for the model path; the embedded extractor does not read prompts. */
+  prompt_overlay?: string | null;
+}
+
+/** The tenant policy fields extraction reads (EffectivePolicy fits); absent ones take the platform defaults. */
+export interface ExtractionPolicy {
+  generic_entities_enabled?: boolean;
+  table_aware_extraction_enabled?: boolean;
+  extraction_postprocessing_enabled?: boolean;
+  extraction_evidence_planning_enabled?: boolean;
+  extraction_chunk_merge_strategy?: 'field_aware' | 'legacy';
+  tax_id_country_prefix_mode?: TaxIdPrefixMode;
+  review_confidence_floor?: number;
+  review_agreement_floor?: number;
+  review_warn_count_threshold?: number;
+  prompt_budget_policy?: Record<string, unknown>;
+}
+
+export interface FieldResult {
+  value: unknown;
+  confidence: number;
+  evidence: Evidence[];
+}
+
+/** decisions.md `result.extraction`. */
+export interface ExtractionResult {
+  template_id: string | null;
+  template_version: number | null;
+  data: Record<string, unknown>;
+  fields: Record<string, FieldResult>;
+  validation: ValidationEntry[];
+  review_reasons: string[];
+}
+
+export interface ExtractionOutput {
+  /** decisions.md `result.entities` (empty when generic_entities_enabled is off). */
+  entities: Entity[];
+  extraction: ExtractionResult;
+  decision: Decision;
+}
+
+export interface ExtractionOptions {
+  /** Agreement per field from a second extraction (judge mode), see agreementOf. */
+  agreement?: Record<string, number> | null;
+  /** "Today" for `date` rules with not_in_future (tests). */
+  now?: Date;
+}
+
+/** Pages per chunk when prompt_budget_policy does not say (`pages_per_chunk`). */
+export const DEFAULT_PAGES_PER_CHUNK = 4;
+
+interface ChunkResult {
+  scalars: Map<string, Candidate>;
+  arrays: Map<string, Item[]>;
+  lists: Map<string, Candidate[]>;
+}
+
+const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+// Totals are printed last: among equally good readings the later one is the document's total.
+const LAST_WINS = new Set(['total', 'subtotal', 'tax_amount']);
+
+/** The best candidate, with a small boost for every other piece of evidence that agrees with it. */
+function pick(candidates: Candidate[], lastWins = false, largestWins = false): Candidate | null {
+  if (!candidates.length) return null;
+  const amount = (c: Candidate) => (typeof c.value === 'number' ? c.value : 0);
+  const sorted = [...candidates].sort((a, b) => {
+    // Near-equal readings of a total: the largest amount is the grand total (section subtotals and
+    // tax summaries are smaller); otherwise the later one (totals are printed last).
+    if (Math.abs(b.confidence - a.confidence) > 0.02) return b.confidence - a.confidence;
+    if (largestWins && amount(a) !== amount(b)) return amount(b) - amount(a);
+    return b.confidence - a.confidence || (lastWins ? b.order - a.order : a.order - b.order);
+  });
+  const best = sorted[0]!;
+  const agreeing = sorted.slice(1).filter((c) => sameValue(c.value, best.value) && c.evidence[0]?.text !== undefined).length;
+  const boost = Math.min(0.06, agreeing * 0.03);
+  return { ...best, confidence: Math.round(Math.min(0.98, best.confidence + boost) * 1000) / 1000 };
+}
+
+function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], entities: LocatedEntity[], coerce: CoerceContext, policy: Required<Pick<ExtractionPolicy, 'table_aware_extraction_enabled' | 'extraction_evidence_planning_enabled'>>, carry: Map<string, { mapping: TableMapping | null }>): ChunkResult {
+  const plan = policy.extraction_evidence_planning_enabled;
+  const tables = policy.table_aware_extraction_enabled;
+  const linesByPage = new Map<number, TextLine[]>();
+  for (const l of lines) linesByPage.set(l.page, [...(linesByPage.get(l.page) ?? []), l]);
+  const ctx: ScalarContext = { coerce, pages, lines, linesByPage, entities, tables, plan };
+  const scalarFields = fields.filter((f) => f.kind !== 'array_of_objects');
+  const index = labelIndexOf(fields, scalarFields);
+  const matches = findLabels(index, lines, plan);
+  const stops = labelStops(matches);
+  const result: ChunkResult = { scalars: new Map(), arrays: new Map(), lists: new Map() };
+  // The vendor's name line bounds an address read from the top of the first page.
+  const vendorLine = entities.find((e) => e.type === 'organization' && e.page === pages[0]?.page_number)?.line ?? null;
+  scalarFields.forEach((field, i) => {
+    const own = matches.filter((m) => m.field === i);
+    const fromLabels = [...keyValueCandidates(field, ctx), ...labelCandidates(field, ctx, own, stops), ...tableCandidates(field, ctx)];
+    if (field.kind === 'array_of_scalars') {
+      const distinct: Candidate[] = [];
+      for (const c of fromLabels.sort((a, b) => a.order - b.order)) if (!distinct.some((d) => sameValue(d.value, c.value))) distinct.push(c);
+      result.lists.set(field.path, distinct);
+      return;
+    }
+    const best = pick([...fromLabels, ...fallbackCandidates(field, ctx), ...addressCandidates(field, ctx, vendorLine)], LAST_WINS.has(field.concept?.id ?? ''), field.concept?.id === 'total');
+    if (best) result.scalars.set(field.path, best);
+  });
+  for (const field of fields.filter((f) => f.kind === 'array_of_objects')) {
+    const state = carry.get(field.path) ?? { mapping: null };
+    carry.set(field.path, state);
+    // Without table structure (policy off, or pages without any table) items are read from lines.
+    const items = tables && pages.some((p) => p.tables.length) ? tableItems(field, pages, lines, coerce, state) : lineItems(field, lines, coerce);
+    result.arrays.set(field.path, items);
+  }
+  return result;
+}
+
+const labelIndexes = new WeakMap<FieldSpec[], ReturnType<typeof buildLabelIndex>>();
+
+/** The compiled label regexes of a template's fields (cached with the fields, which schemaFields caches per schema). */
+function labelIndexOf(fields: FieldSpec[], scalarFields: FieldSpec[]) {
+  let index = labelIndexes.get(fields);
+  if (!index) {
+    index = buildLabelIndex(scalarFields);
+    labelIndexes.set(fields, index);
+  }
+  return index;
+}
+
+function chunkPages(pages: DocPage[], size: number): DocPage[][] {
+  const out: DocPage[][] = [];
+  for (let i = 0; i < pages.length; i += size) out.push(pages.slice(i, i + size));
+  return out.length ? out : [[]];
+}
+
+function pagesPerChunk(policy: ExtractionPolicy): number {
+  const n = policy.prompt_budget_policy?.pages_per_chunk;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 1 ? n : DEFAULT_PAGES_PER_CHUNK;
+}
+
+function setPath(data: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let target = data;
+  for (const part of parts.slice(0, -1)) {
+    if (!target[part] || typeof target[part] !== 'object') target[part] = {};
+    target = target[part] as Record<string, unknown>;
+  }
+  target[parts[parts.length - 1]!] = value;
+}
+
+/** Runs the embedded extractor, post-processing, validation and the review decision. */
+export function runExtraction(canonical: DocInput, template: ExtractionTemplate, policy: ExtractionPolicy = {}, options: ExtractionOptions = {}): ExtractionOutput {
+  const lines = textLines(canonical);
+  const hints = documentHints(lines);
+  const taxIdPrefixMode = policy.tax_id_country_prefix_mode ?? 'infer';
+  const located = recogniseLines(lines, { taxIdPrefixMode }, hints);
+  const fields = schemaFields(template.json_schema);
+  const coerce: CoerceContext = { dateOrder: hints.dateOrder, currency: hints.currency, country: hints.country, taxIdPrefixMode };
+  const flags = {
+    table_aware_extraction_enabled: policy.table_aware_extraction_enabled ?? true,
+    extraction_evidence_planning_enabled: policy.extraction_evidence_planning_enabled ?? true,
+  };
+  const strategy = policy.extraction_chunk_merge_strategy ?? 'field_aware';
+
+  // Chunks of pages are extracted independently, then merged.
+  const carry = new Map<string, { mapping: TableMapping | null }>();
+  const chunks = chunkPages(canonical.pages, pagesPerChunk(policy)).map((pages) => {
+    const numbers = new Set(pages.map((p) => p.page_number));
+    return extractChunk(fields, pages, lines.filter((l) => numbers.has(l.page)), located.filter((e) => numbers.has(e.page)), coerce, flags, carry);
+  });
+
+  const data: Record<string, unknown> = {};
+  const fieldResults: Record<string, FieldResult> = {};
+  const confidences: Record<string, number> = {};
+  for (const field of fields) {
+    if (field.kind === 'scalar') {
+      const found = chunks.map((c) => c.scalars.get(field.path)).filter((c): c is Candidate => !!c);
+      // field_aware: the best-supported value across chunks; legacy: the last chunk with a value wins.
+      const chosen = strategy === 'legacy' ? found[found.length - 1] : pick(found);
+      if (chosen && !isEmpty(chosen.value)) {
+        setPath(data, field.path, chosen.value);
+        fieldResults[field.path] = { value: chosen.value, confidence: chosen.confidence, evidence: chosen.evidence };
+        confidences[field.path] = chosen.confidence;
+      } else {
+        fieldResults[field.path] = { value: null, confidence: 0, evidence: [] };
+        if (field.required) confidences[field.path] = 0;
+      }
+      continue;
+    }
+    if (field.kind === 'array_of_scalars') {
+      const list: Candidate[] = [];
+      for (const c of chunks.flatMap((ch) => ch.lists.get(field.path) ?? [])) if (!list.some((l) => sameValue(l.value, c.value))) list.push(c);
+      setPath(data, field.path, list.map((c) => c.value));
+      list.forEach((c, i) => {
+        fieldResults[`${field.path}[${i}]`] = { value: c.value, confidence: c.confidence, evidence: c.evidence };
+        confidences[`${field.path}[${i}]`] = c.confidence;
+      });
+      if (!list.length && field.required) confidences[field.path] = 0;
+      continue;
+    }
+    const items = chunks.flatMap((c) => c.arrays.get(field.path) ?? []);
+    setPath(
+      data,
+      field.path,
+      items.map((item) => Object.fromEntries(Object.entries(item).map(([k, cell]) => [k, cell.value]))),
+    );
+    items.forEach((item, i) => {
+      for (const [key, cell] of Object.entries(item)) {
+        fieldResults[`${field.path}[${i}].${key}`] = cell;
+        confidences[`${field.path}[${i}].${key}`] = cell.confidence;
+      }
+    });
+    if (!items.length && field.required) confidences[field.path] = 0;
+  }
+
+  let finalData = data;
+  if (policy.extraction_postprocessing_enabled ?? true) {
+    const datePaths = new Set<string>();
+    for (const f of fields) {
+      if (f.type === 'date') datePaths.add(f.kind === 'array_of_scalars' ? `${f.path}[]` : f.path);
+      for (const c of f.columns ?? []) if (c.type === 'date') datePaths.add(`${f.path}[].${c.key}`);
+    }
+    finalData = postProcess(data, template.post_processing as PostProcessing | null, (p) => datePaths.has(p), (path, value, defaulted) => {
+      const existing = fieldResults[path];
+      if (existing) fieldResults[path] = { ...existing, value, ...(defaulted && existing.value === null ? { confidence: 1 } : {}) };
+      else fieldResults[path] = { value, confidence: 1, evidence: [] };
+      if (defaulted && confidences[path] === 0) delete confidences[path];
+    });
+  }
+
+  const rules = (template.validation_rules ?? []) as Rule[];
+  const outcome = runRules(rules, finalData, options.now);
+  const thresholds = template.review_thresholds && Object.keys(template.review_thresholds).length ? (template.review_thresholds as ReviewThresholds) : null;
+  const decision = decide({
+    confidences,
+    agreement: options.agreement ?? null,
+    validation: outcome.entries,
+    rejected: outcome.rejected,
+    thresholds,
+    policy: {
+      review_confidence_floor: policy.review_confidence_floor ?? 0.7,
+      review_agreement_floor: policy.review_agreement_floor ?? 0.8,
+      review_warn_count_threshold: policy.review_warn_count_threshold ?? 3,
+    },
+  });
+
+  return {
+    entities: policy.generic_entities_enabled ?? true ? located.map(publicEntity) : [],
+    extraction: {
+      template_id: template.id,
+      template_version: template.version,
+      data: finalData,
+      fields: fieldResults,
+      validation: outcome.entries,
+      review_reasons: decision.review_reasons,
+    },
+    decision,
+  };
+}
+
+/** Processing mode `entities`: the recognised entities alone (empty when generic_entities_enabled is off). */
+export function runEntities(canonical: DocInput, policy: ExtractionPolicy = {}): Entity[] {
+  if (policy.generic_entities_enabled === false) return [];
+  const lines = textLines(canonical);
+  return recogniseLines(lines, { taxIdPrefixMode: policy.tax_id_country_prefix_mode ?? 'infer' }, documentHints(lines)).map(publicEntity);
+}
+

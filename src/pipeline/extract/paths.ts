@@ -1,0 +1,70 @@
+// Field paths in extracted data: "vendor.name", "lines[2].qty", and item paths "lines[].qty"
+// that stand for the field in every item.
+
+export interface Located {
+  /** Concrete path ("lines[2].qty"). */
+  path: string;
+  value: unknown;
+}
+
+type Step = { key: string; index: number | 'all' | null };
+
+export function parsePath(path: string): Step[] {
+  return path.split('.').map((part) => {
+    const m = /^([^[\]]+)(?:\[(\d*)\])?$/.exec(part);
+    if (!m) return { key: part, index: null };
+    return { key: m[1]!, index: m[2] === undefined ? null : m[2] === '' ? 'all' : Number(m[2]) };
+  });
+}
+
+/** Every value a path names in `data` (one for a plain path, one per item for an item path). */
+export function valuesAt(data: unknown, path: string): Located[] {
+  let current: Located[] = [{ path: '', value: data }];
+  for (const step of parsePath(path)) {
+    const next: Located[] = [];
+    for (const { path: p, value } of current) {
+      const here = p ? `${p}.${step.key}` : step.key;
+      const v = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[step.key] : undefined;
+      if (step.index === null) next.push({ path: here, value: v });
+      else if (Array.isArray(v)) {
+        if (step.index === 'all') v.forEach((item, i) => next.push({ path: `${here}[${i}]`, value: item }));
+        else next.push({ path: `${here}[${step.index}]`, value: v[step.index] });
+      }
+    }
+    current = next;
+  }
+  return current;
+}
+
+/** "lines[2].qty" → "lines[].qty" (the path as a template names it). */
+export function genericPath(path: string): string {
+  return path.replace(/\[\d+\]/g, '[]');
+}
+
+export function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
+}
+
+/** Sets a value at a concrete path, creating objects on the way (arrays must exist). */
+export function setAt(data: Record<string, unknown>, path: string, value: unknown): void {
+  const steps = parsePath(path);
+  let target: Record<string, unknown> = data;
+  steps.forEach((step, i) => {
+    const last = i === steps.length - 1;
+    if (step.index === null || step.index === 'all') {
+      if (last) target[step.key] = value;
+      else {
+        if (!target[step.key] || typeof target[step.key] !== 'object') target[step.key] = {};
+        target = target[step.key] as Record<string, unknown>;
+      }
+      return;
+    }
+    if (!Array.isArray(target[step.key])) target[step.key] = [];
+    const arr = target[step.key] as unknown[];
+    if (last) arr[step.index] = value;
+    else {
+      if (!arr[step.index] || typeof arr[step.index] !== 'object') arr[step.index] = {};
+      target = arr[step.index] as Record<string, unknown>;
+    }
+  });
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { formatDate, postProcess } from './postprocess.js';
+
+const isDate = (p: string) => p === 'date' || p === 'lines[].shipped';
+
+describe('post-processing', () => {
+  it('collapses whitespace by default and leaves other values alone', () => {
+    expect(postProcess({ name: '  ACME   Supplies \n GmbH ', total: 10 }, null, isDate)).toEqual({ name: 'ACME Supplies\nGmbH', total: 10 });
+  });
+
+  it('changes case, template-wide and per field', () => {
+    expect(postProcess({ a: 'mixed Case', b: 'other one' }, { case: 'upper', fields: { b: { case: 'title' } } }, isDate)).toEqual({ a: 'MIXED CASE', b: 'Other One' });
+  });
+
+  it('formats dates and rounds numbers', () => {
+    expect(formatDate('2024-03-05', 'DD.MM.YYYY')).toBe('05.03.2024');
+    expect(formatDate('2024-03-05', 'M/D/YY')).toBe('3/5/24');
+    expect(postProcess({ date: '2024-03-05', total: 10.256, lines: [{ shipped: '2024-01-02' }] }, { date_format: 'DD.MM.YYYY', number_decimals: 2 }, isDate)).toEqual({
+      date: '05.03.2024',
+      total: 10.26,
+      lines: [{ shipped: '02.01.2024' }],
+    });
+  });
+
+  it('applies value maps, defaults and drop_empty', () => {
+    const out = postProcess(
+      { currency: '€', status: '', lines: [{ unit: 'Stk' }, { unit: 'pcs', note: '' }], tags: [] },
+      { value_maps: { currency: { '€': 'EUR' }, 'lines[].unit': { stk: 'PCS' } }, defaults: { country: 'DE', 'lines[].qty': 1 }, drop_empty: true },
+      isDate,
+    );
+    expect(out).toEqual({ currency: 'EUR', country: 'DE', lines: [{ unit: 'PCS', qty: 1 }, { unit: 'pcs', qty: 1 }] });
+  });
+
+  it('reports what changed and what was defaulted', () => {
+    const seen: [string, unknown, boolean][] = [];
+    postProcess({ a: ' x ', b: null }, { fields: { b: { default: 5 } } }, isDate, (p, v, d) => seen.push([p, v, d]));
+    expect(seen).toEqual([['a', 'x', false], ['b', 5, true]]);
+  });
+});

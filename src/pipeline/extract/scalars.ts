@@ -1,0 +1,321 @@
+// Candidates for one field's value, from every kind of evidence the canonical document offers:
+// - key-value pairs whose key is one of the field's labels;
+// - a label printed in a line, with the value after it on the same line, to its right, or below it;
+// - a table cell holding a label, with the value in the next cell or the one below;
+// - an entity of the field's type, when no label is found (lower confidence).
+// Every candidate carries a confidence in [0, 1] and its evidence (page, bbox, text).
+import type { LocatedEntity } from '../entities/recognize.js';
+import { type DocPage, type Evidence, type TextLine, locate, rangeConfidence } from '../entities/text.js';
+import type { BBox } from '../canonical/model.js';
+import { type CoerceContext, coerce } from './coerce.js';
+import type { LabelMatch } from './labels.js';
+import { type FieldSpec, labelSimilarity } from './schema-fields.js';
+
+export interface Candidate {
+  value: unknown;
+  confidence: number;
+  evidence: Evidence[];
+  source: 'key_value' | 'inline' | 'right' | 'below' | 'table' | 'entity';
+  /** Reading-order position: ties go to the earlier value. */
+  order: number;
+}
+
+export interface ScalarContext {
+  coerce: CoerceContext;
+  pages: DocPage[];
+  lines: TextLine[];
+  linesByPage: Map<number, TextLine[]>;
+  entities: LocatedEntity[];
+  tables: boolean;
+  /** Planning: look for values around the labels (right, below), not only after them on the line. */
+  plan: boolean;
+}
+
+// Words after a label that confirm it rather than qualify it ("TOTAL RM INCL. OF GST", "Total due").
+const CONFIRMING = /^(?:[A-Z]{3}|rm|incl\.?|inclusive|including|inkl\.?|ttc|due|payable|rounded|amount)\b(?![\s\S]*\b(?:excl|excluding|ex|qty|quantity|savings|discount)\b)/i;
+
+const r3 = (v: number) => Math.round(Math.max(0, Math.min(1, v)) * 1000) / 1000;
+const GAP = /^[\s:#=.\-–—|)]*(?:(?:n[°º]|no|nr|num|number|nummer|numero)\.?[\s:#=.\-–|]*)?/i;
+
+function afterLabel(line: TextLine, end: number, stopAt: number): { text: string; offset: number } {
+  const rest = line.text.slice(end, stopAt);
+  const gap = GAP.exec(rest)?.[0].length ?? 0;
+  return { text: rest.slice(gap), offset: end + gap };
+}
+
+function heightOf(b: BBox): number {
+  return Math.max(1, b[3] - b[1]);
+}
+
+function labelBox(m: LabelMatch): BBox {
+  return locate(m.line, m.start, m.end).bbox;
+}
+
+/** Lines on the same page to the right of the label, on the same visual row, nearest first. */
+function rightOf(ctx: ScalarContext, m: LabelMatch): TextLine[] {
+  const box = labelBox(m);
+  const lines = ctx.linesByPage.get(m.line.page) ?? [];
+  return lines
+    .filter((l) => l !== m.line && l.bbox[0] >= box[2] - 2 && l.bbox[0] - box[2] < Math.max(260, 0.7 * (ctx.pages.find((p) => p.page_number === m.line.page)?.width ?? 0)))
+    // A lone ":" between a label and its value is not the value.
+    .filter((l) => /[\p{L}\p{N}]/u.test(l.text))
+    .filter((l) => Math.min(l.bbox[3], box[3]) - Math.max(l.bbox[1], box[1]) >= 0.5 * Math.min(heightOf(l.bbox), heightOf(box)))
+    .sort((a, b) => a.bbox[0] - b.bbox[0]);
+}
+
+/** The words under the label on the nearest line below it (a header with its value beneath). */
+function below(ctx: ScalarContext, m: LabelMatch): { line: TextLine; start: number; end: number } | null {
+  const box = labelBox(m);
+  const h = heightOf(box);
+  const centre = (b: BBox) => (b[1] + b[3]) / 2;
+  const lines = (ctx.linesByPage.get(m.line.page) ?? []).filter((l) => l !== m.line && centre(l.bbox) - centre(box) >= 0.6 * h && l.bbox[1] <= box[3] + 2.5 * h);
+  lines.sort((a, b) => a.bbox[1] - b.bbox[1]);
+  const width = box[2] - box[0];
+  const x0 = box[0] - 6;
+  const x1 = box[2] + Math.max(30, width * 0.5);
+  for (const line of lines) {
+    const words = line.words.filter((w) => w.bbox[2] > x0 && w.bbox[0] < x1);
+    if (!words.length) continue;
+    return { line, start: words[0]!.start, end: words[words.length - 1]!.end };
+  }
+  return null;
+}
+
+function fromLine(spec: FieldSpec, ctx: ScalarContext, line: TextLine, start: number, end: number, base: number, source: Candidate['source']): Candidate | null {
+  const text = line.text.slice(start, end);
+  const c = coerce(spec, text, ctx.coerce);
+  if (!c) return null;
+  const s = start + c.start;
+  const e = start + c.end;
+  return {
+    value: c.value,
+    confidence: r3(base * c.fit * rangeConfidence(line, s, e)),
+    evidence: [locate(line, s, e)],
+    source,
+    order: line.order,
+  };
+}
+
+/** Candidates from labels printed in lines. `stops` are where other labels begin on each line. */
+export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: LabelMatch[], stops: Map<TextLine, number[]>): Candidate[] {
+  const out: Candidate[] = [];
+  for (const m of matches) {
+    // A single generic word inside running text ("greetings from …") is a weak label.
+    const sentence = m.line.words.length > 8 && !/^\s*[:#]/.test(m.line.text.slice(m.end)) && !m.line.inTable;
+    const single = !m.line.text.slice(m.start, m.end).trim().includes(' ');
+    const base = (0.55 + 0.4 * m.weight) * (sentence && single ? 0.75 : 1);
+    // A header row of a table ("Booking ID | Payment Mode"): the value is under the label, not after it.
+    const headerRow = m.line.inTable && m.line.text.includes(' | ') && !/\d/.test(m.line.text);
+    const nextStop = (stops.get(m.line) ?? []).filter((s) => s >= m.end).sort((a, b) => a - b)[0] ?? m.line.text.length;
+    const isText = spec.type === 'string' && !spec.concept?.kind.match(/id|currency|percent/) && !spec.format && !spec.enum;
+    const { text, offset } = afterLabel(m.line, m.end, isText ? nextStop : m.line.text.length);
+    // A one-word label of a free-text field ("From", "Client") only counts when it announces a value with ":".
+    const oneWord = !m.line.text.slice(m.start, m.end).trim().includes(' ');
+    if (isText && oneWord && text.trim() && !/^\s*[:#]/.test(m.line.text.slice(m.end)) && !m.line.text.slice(m.end).startsWith(' | ')) continue;
+    let same: Candidate | null = null;
+    if (text.trim() && !headerRow) {
+      // In a table row the value is normally the next cell; the rest of the label's own cell ("Tax 15% on $ 112.90 | $ 16.94") is a weaker reading.
+      const cut = text.indexOf(' | ');
+      if (cut > 0) {
+        const next = text.slice(cut + 3);
+        const nextEnd = next.indexOf(' | ');
+        const cell = nextEnd >= 0 ? next.slice(0, nextEnd) : next;
+        const inCell = fromLine(spec, ctx, m.line, offset, offset + cut, base * 0.9, 'inline');
+        const nextCell = fromLine(spec, ctx, m.line, offset + cut + 3, offset + cut + 3 + cell.length, base, 'inline');
+        same = [inCell, nextCell].filter((c): c is Candidate => !!c).sort((a, b) => b.confidence - a.confidence)[0] ?? null;
+      } else {
+        same = fromLine(spec, ctx, m.line, offset, offset + text.length, base, 'inline');
+      }
+    }
+    if (same) {
+      out.push(same);
+      continue;
+    }
+    if (text.trim() && !ctx.plan && !headerRow) continue;
+    // Other words after the label on its line ("TOTAL QTY", "Total tax") make the value further away less likely its.
+    const qualified = /\p{L}{2}/u.test(text) && !CONFIRMING.test(text.trim()) ? 0.85 : 1;
+    for (const line of rightOf(ctx, m).slice(0, 1)) {
+      const c = fromLine(spec, ctx, line, 0, line.text.length, (base - 0.05) * qualified, 'right');
+      if (c) out.push(c);
+    }
+    if (!ctx.plan) continue;
+    const under = below(ctx, m);
+    if (under) {
+      const c = fromLine(spec, ctx, under.line, under.start, under.end, (base - 0.1) * qualified, 'below');
+      if (c) out.push(c);
+    }
+  }
+  return out;
+}
+
+/** How much of `key` a label of the field covers (1: the key is exactly a label). */
+const keySimilarity = (spec: FieldSpec, key: string) => labelSimilarity(spec, key);
+
+export function keyValueCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
+  const out: Candidate[] = [];
+  for (const page of ctx.pages) {
+    for (const kv of page.key_values) {
+      const sim = keySimilarity(spec, kv.key);
+      if (sim < 0.6) continue;
+      const c = coerce(spec, kv.value, ctx.coerce);
+      if (!c) continue;
+      const line = ctx.lines.find((l) => l.page === page.page_number && l.bbox[1] <= kv.value_bbox[3] && l.bbox[3] >= kv.value_bbox[1] && l.text.includes(kv.value.slice(c.start, c.end)));
+      const order = line?.order ?? 0;
+      const evidence = line
+        ? locate(line, line.text.indexOf(kv.value.slice(c.start, c.end)), line.text.indexOf(kv.value.slice(c.start, c.end)) + (c.end - c.start))
+        : { page: page.page_number, bbox: kv.value_bbox, text: kv.value.slice(c.start, c.end) };
+      out.push({
+        value: c.value,
+        confidence: r3((0.55 + 0.4 * sim) * c.fit * (0.85 + 0.15 * kv.confidence)),
+        evidence: [evidence],
+        source: 'key_value',
+        order,
+      });
+    }
+  }
+  return out;
+}
+
+export function tableCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
+  if (!ctx.tables) return [];
+  const out: Candidate[] = [];
+  for (const page of ctx.pages) {
+    for (const table of page.tables) {
+      for (const cell of table.cells) {
+        const sim = keySimilarity(spec, cell.text);
+        if (sim < 0.7) continue;
+        const right = table.cells.find((c) => c.row === cell.row && c.col === cell.col + cell.col_span);
+        const down = table.cells.find((c) => c.col === cell.col && c.row === cell.row + cell.row_span);
+        for (const [target, penalty] of [[right, 0], [down, 0.05]] as const) {
+          if (!target || !target.text.trim()) continue;
+          const c = coerce(spec, target.text, ctx.coerce);
+          if (!c) continue;
+          out.push({
+            value: c.value,
+            confidence: r3((0.55 + 0.38 * sim - penalty) * c.fit),
+            evidence: [{ page: page.page_number, bbox: target.bbox, text: target.text.slice(c.start, c.end) }],
+            source: 'table',
+            order: ctx.lines.find((l) => l.page === page.page_number && l.bbox[1] >= table.bbox[1] - 1)?.order ?? 0,
+          });
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function entityCandidate(e: LocatedEntity, value: unknown, confidence: number): Candidate {
+  return { value, confidence: r3(confidence * e.confidence), evidence: [{ page: e.page, bbox: e.bbox, text: e.text }], source: 'entity', order: e.line.order };
+}
+
+/**
+ * An organisation name may continue from the line above ("POPULAR BOOK" / "CO. (M) SDN BHD") or
+ * onto the next after a trailing "&": short capitalised lines without digits join it.
+ */
+function organisationCandidate(ctx: ScalarContext, org: LocatedEntity): Candidate {
+  const i = ctx.lines.indexOf(org.line);
+  const nameLike = (l: TextLine | undefined) => !!l && l.page === org.line.page && !/\d/.test(l.text) && l.words.length <= 4 && /^[\p{Lu}\s&.,'()-]+$/u.test(l.text) && !TITLE_WORDS.test(l.text);
+  const parts: { line: TextLine; start: number; end: number }[] = [{ line: org.line, start: org.start, end: org.end }];
+  const before = ctx.lines[i - 1];
+  if (org.start === 0 && nameLike(before) && /^(?:CO\.?|COMPANY|\(M\)|&|AND)\s/i.test(org.line.text)) parts.unshift({ line: before!, start: 0, end: before!.text.length });
+  const after = ctx.lines[i + 1];
+  if (/&$/.test(org.line.text.slice(0, org.end).trim()) && nameLike(after)) parts.push({ line: after!, start: 0, end: after!.text.length });
+  const value = parts.map((p) => p.line.text.slice(p.start, p.end)).join(' ');
+  return { value, confidence: r3(0.55 * org.confidence), evidence: parts.map((p) => locate(p.line, p.start, p.end)), source: 'entity', order: parts[0]!.line.order };
+}
+
+const TITLE_WORDS = /^(?:tax\s)?(?:invoice|receipt|rechnung|facture|factura|factuur|fattura|quittung|beleg|recu|recibo|bon|payment receipt|official receipt|copy|kopie|page|seite)\b/i;
+
+/** When no label gives a value: an entity of the right type, by the concept's strategy. */
+export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
+  const fb = spec.concept?.fallback;
+  const entities = ctx.entities;
+  if (!fb) {
+    if (spec.format === 'email') return entities.filter((e) => e.type === 'email').slice(0, 1).map((e) => entityCandidate(e, e.value, 0.5));
+    if (spec.format === 'uri') return entities.filter((e) => e.type === 'url').slice(0, 1).map((e) => entityCandidate(e, e.value, 0.5));
+    return [];
+  }
+  switch (fb.strategy) {
+    case 'dominant_currency': {
+      const money = entities.filter((e) => e.type === 'money' && /[^\d\s.,\-\u2212]/.test(e.text));
+      const counts = new Map<string, LocatedEntity[]>();
+      for (const e of money) {
+        const cur = (e.value as { currency: string | null }).currency;
+        if (cur) counts.set(cur, [...(counts.get(cur) ?? []), e]);
+      }
+      const ranked = [...counts.entries()].sort((a, b) => b[1].length - a[1].length);
+      if (!ranked.length) return [];
+      const [cur, list] = ranked[0]!;
+      const share = list.length / money.length;
+      return [entityCandidate(list[0]!, cur, fb.confidence * (0.7 + 0.3 * share) * (list.length >= 2 ? 1 : 0.85))];
+    }
+    case 'largest': {
+      const money = entities.filter((e) => e.type === 'money' && (e.value as { amount: number }).amount > 0);
+      const explicit = money.filter((e) => /[^\d\s.,\-\u2212]/.test(e.text));
+      const pool = explicit.length ? explicit : money;
+      const best = pool.sort((a, b) => (b.value as { amount: number }).amount - (a.value as { amount: number }).amount)[0];
+      if (!best) return [];
+      const amount = (best.value as { amount: number }).amount;
+      return [entityCandidate(best, spec.type === 'string' ? String(amount) : amount, fb.confidence)];
+    }
+    case 'vendor': {
+      const firstPage = ctx.pages[0]?.page_number;
+      const org = entities.find((e) => e.type === 'organization' && e.page === firstPage);
+      if (org) return [organisationCandidate(ctx, org)];
+      const line = ctx.lines.find((l) => l.page === firstPage && /\p{L}{3}/u.test(l.text) && !TITLE_WORDS.test(l.text));
+      if (!line) return [];
+      const parts = [line];
+      const next = ctx.lines[ctx.lines.indexOf(line) + 1];
+      if (/&$/.test(line.text.trim()) && next && next.page === line.page && !/\d/.test(next.text) && next.words.length <= 4) parts.push(next);
+      return [{ value: parts.map((l) => l.text).join(' '), confidence: r3(0.35 * rangeConfidence(line, 0, line.text.length)), evidence: parts.map((l) => locate(l, 0, l.text.length)), source: 'entity', order: line.order }];
+    }
+    default: {
+      const e = entities.find((x) => x.type === fb.entity);
+      if (!e) return [];
+      let value = e.value;
+      if (fb.entity === 'date' && spec.type !== 'date' && spec.type !== 'string') return [];
+      if (fb.entity === 'percentage' && spec.type === 'string') value = String(value);
+      return [entityCandidate(e, value, fb.confidence)];
+    }
+  }
+}
+
+/** Address fallback: the lines that end with the first postal code on the first page. */
+export function addressCandidates(spec: FieldSpec, ctx: ScalarContext, vendorLine: TextLine | null): Candidate[] {
+  if (spec.concept?.id !== 'address' || spec.type !== 'string') return [];
+  const firstPage = ctx.pages[0]?.page_number;
+  const postal = ctx.entities.find((e) => e.type === 'postal_code' && e.page === firstPage && (!vendorLine || e.line.order >= vendorLine.order));
+  if (!postal) return [];
+  const lines = ctx.lines;
+  const endIndex = lines.indexOf(postal.line);
+  let startIndex = endIndex;
+  while (startIndex > 0 && endIndex - startIndex < 3) {
+    const prev = lines[startIndex - 1]!;
+    if (prev.page !== postal.line.page || prev === vendorLine) break;
+    if (/\b(?:tel|fax|phone|gst|vat|reg|co\.?\s?no|invoice|receipt|tax)\b/i.test(prev.text) || /^\(?[A-Z]{0,4}\d{4,}[-\s]?[A-Z]?\)?$/.test(prev.text)) break;
+    if (vendorLine && prev.order <= vendorLine.order) break;
+    if (Math.abs(prev.bbox[3] - lines[startIndex]!.bbox[1]) > 2.5 * heightOf(prev.bbox)) break;
+    startIndex--;
+  }
+  // The line may continue after the postal code with the city and state ("81100 JOHOR BAHRU, JOHOR.").
+  let lastIndex = endIndex;
+  const next = lines[endIndex + 1];
+  if (next && next.page === postal.line.page && /^[\p{Lu}\s.,]+$/u.test(next.text) && next.text.length < 30 && !/\b(?:TEL|FAX|GST|TAX|INVOICE|RECEIPT|DATE)\b/.test(next.text)) lastIndex++;
+  const parts = lines.slice(startIndex, lastIndex + 1);
+  const text = parts.map((l) => l.text).join(' ');
+  const conf = 0.45 * parts.reduce((s, l) => s + rangeConfidence(l, 0, l.text.length), 0) / parts.length;
+  return [{ value: text, confidence: r3(conf), evidence: parts.map((l) => locate(l, 0, l.text.length)), source: 'entity', order: parts[0]!.order }];
+}
+
+/** Folded positions where labels start in a line, for cutting free-text values short of the next label. */
+export function labelStops(matches: LabelMatch[]): Map<TextLine, number[]> {
+  const stops = new Map<TextLine, number[]>();
+  for (const m of matches) {
+    // Only a label that announces a value ("Tel:", "IBAN: …") ends the text before it.
+    if (!/^\s*[:#]/.test(m.line.text.slice(m.end))) continue;
+    stops.set(m.line, [...(stops.get(m.line) ?? []), m.start]);
+  }
+  return stops;
+}
+

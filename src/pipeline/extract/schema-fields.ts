@@ -1,0 +1,267 @@
+// The fields of a template's JSON schema, walked into a tree the extractor fills: scalar fields
+// (nested objects flattened into dotted paths), arrays of objects (line items) and arrays of scalars.
+import { fold } from '../entities/normalize.js';
+import { COLUMN_CONCEPTS, CONCEPTS, type Concept } from './vocabulary.js';
+
+export type ScalarType = 'string' | 'number' | 'integer' | 'boolean' | 'date';
+
+export interface FieldSpec {
+  /** Dotted path in `extraction.data` ("vendor.name", "lines"). */
+  path: string;
+  key: string;
+  kind: 'scalar' | 'array_of_objects' | 'array_of_scalars';
+  type: ScalarType;
+  format?: string;
+  enum?: unknown[];
+  /** Labels to look for, folded, with how much a match on each is worth (1 = the field's own words). */
+  labels: { text: string; weight: number }[];
+  concept: Concept | null;
+  required: boolean;
+  /** Columns of an array of objects. */
+  columns?: FieldSpec[];
+}
+
+type Json = Record<string, unknown>;
+
+/** "amount_untaxed" → "amount untaxed"; "invoiceNumber" → "invoice number". */
+export function humanise(key: string): string {
+  return fold(key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ')).replace(/\s+/g, ' ').trim();
+}
+
+/** Folded label text: punctuation becomes spaces ("N° de TVA" → "n de tva"). */
+const labelTexts = new Map<string, string>();
+
+export function labelText(s: string): string {
+  let t = labelTexts.get(s);
+  if (t === undefined) {
+    t = fold(s).replace(/[^\p{L}\p{N}#%]+/gu, ' ').replace(/\s+/g, ' ').trim();
+    if (labelTexts.size > 20000) labelTexts.clear();
+    labelTexts.set(s, t);
+  }
+  return t;
+}
+
+function resolve(schema: unknown, root: Json, depth = 0): Json {
+  let s = (schema && typeof schema === 'object' ? schema : {}) as Json;
+  if (typeof s.$ref === 'string' && s.$ref.startsWith('#/') && depth < 8) {
+    let target: unknown = root;
+    for (const part of s.$ref.slice(2).split('/')) target = (target as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    return resolve(target, root, depth + 1);
+  }
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    if (Array.isArray(s[key])) {
+      const branch = (s[key] as Json[]).find((b) => b && b.type !== 'null');
+      if (branch) s = { ...s, ...resolve(branch, root, depth + 1) };
+    }
+  }
+  return s;
+}
+
+function typeOf(s: Json): string {
+  const t = s.type;
+  if (Array.isArray(t)) return (t.find((x) => x !== 'null') as string | undefined) ?? 'string';
+  if (typeof t === 'string') return t;
+  if (s.properties) return 'object';
+  if (s.items) return 'array';
+  return 'string';
+}
+
+const kindFits = (concept: Concept, type: ScalarType) => {
+  switch (concept.kind) {
+    case 'money':
+    case 'number':
+    case 'percent':
+      return type === 'number' || type === 'integer' || type === 'string';
+    case 'date':
+      return type === 'date' || type === 'string';
+    default:
+      return type === 'string' || type === 'integer';
+  }
+};
+
+// A numeric field prefers a numeric concept and a text field a text one ("vat": an amount or an id).
+const kindPrefers = (concept: Concept, type: ScalarType) =>
+  (type === 'number' || type === 'integer') === (concept.kind === 'money' || concept.kind === 'number' || concept.kind === 'percent');
+
+function tokens(s: string): Set<string> {
+  return new Set(s.split(' ').filter(Boolean));
+}
+
+/** The concept a field means, from its phrases (humanised name, with parent, title, aliases). */
+export function conceptOf(phrases: string[], type: ScalarType, pool: Concept[] = CONCEPTS): Concept | null {
+  let best: { concept: Concept; score: number } | null = null;
+  for (const concept of pool) {
+    if (!kindFits(concept, type)) continue;
+    for (const phrase of phrases) {
+      for (const name of concept.names) {
+        let score = 0;
+        if (phrase === name) score = 1;
+        else {
+          const a = tokens(phrase);
+          const b = tokens(name);
+          const common = [...a].filter((t) => b.has(t)).length;
+          if (common === b.size && b.size >= 2) score = 0.8;
+          else score = (common / Math.max(a.size, b.size)) * 0.7;
+        }
+        if (kindPrefers(concept, type)) score += 0.05;
+        if (!best || score > best.score) best = { concept, score };
+      }
+    }
+  }
+  return best && best.score >= 0.5 ? best.concept : null;
+}
+
+function scalarType(s: Json, key: string): ScalarType {
+  const t = typeOf(s);
+  if (t === 'number' || t === 'integer' || t === 'boolean') return t;
+  if (s.format === 'date' || s.format === 'date-time') return 'date';
+  if (t === 'string' && /(^|[_\s-])(date|datum|fecha)($|[_\s-])|^date|date$/i.test(key) && s.format === undefined && !s.enum) return 'date';
+  return 'string';
+}
+
+function labelsFor(key: string, s: Json, parentPhrase: string | null, concept: Concept | null): FieldSpec['labels'] {
+  const out: FieldSpec['labels'] = [];
+  const add = (text: string, weight: number) => {
+    const t = labelText(text);
+    if (t && t.length >= 2 && !out.some((l) => l.text === t)) out.push({ text: t, weight });
+  };
+  const aliases = Array.isArray(s['x-aliases']) ? (s['x-aliases'] as unknown[]).filter((a): a is string => typeof a === 'string') : [];
+  for (const a of aliases) add(a, 1);
+  if (typeof s.title === 'string') add(s.title, 1);
+  if (parentPhrase) add(`${parentPhrase} ${humanise(key)}`, 1);
+  add(humanise(key), concept ? 0.9 : 1);
+  if (typeof s.description === 'string' && s.description.split(/\s+/).length <= 4) add(s.description, 0.9);
+  for (const label of concept?.labels ?? []) add(label, label.split(' ').length > 1 ? 0.95 : 0.85);
+  return out;
+}
+
+function phrasesOf(key: string, s: Json, parentPhrase: string | null): string[] {
+  const out = [humanise(key)];
+  if (parentPhrase) out.unshift(`${parentPhrase} ${humanise(key)}`);
+  if (typeof s.title === 'string') out.unshift(labelText(s.title));
+  for (const a of Array.isArray(s['x-aliases']) ? (s['x-aliases'] as unknown[]) : []) if (typeof a === 'string') out.unshift(labelText(a));
+  return out;
+}
+
+function walk(properties: Json, required: string[], root: Json, prefix: string, parentPhrase: string | null, out: FieldSpec[], columns = false): void {
+  for (const [key, raw] of Object.entries(properties)) {
+    const s = resolve(raw, root);
+    const path = prefix ? `${prefix}.${key}` : key;
+    const t = typeOf(s);
+    if (t === 'object' && s.properties && typeof s.properties === 'object') {
+      walk(s.properties as Json, (s.required as string[]) ?? [], root, path, humanise(key), out, columns);
+      continue;
+    }
+    if (t === 'array') {
+      const item = resolve(s.items, root);
+      if (typeOf(item) === 'object' && item.properties && typeof item.properties === 'object' && !columns) {
+        const cols: FieldSpec[] = [];
+        walk(item.properties as Json, (item.required as string[]) ?? [], root, '', null, cols, true);
+        out.push({ path, key, kind: 'array_of_objects', type: 'string', labels: labelsFor(key, s, parentPhrase, null), concept: null, required: required.includes(key), columns: cols });
+        continue;
+      }
+      const type = scalarType(item, key);
+      const phrases = phrasesOf(key, s, parentPhrase);
+      const concept = conceptOf(phrases, type);
+      out.push({ path, key, kind: 'array_of_scalars', type, ...(item.format ? { format: String(item.format) } : {}), labels: labelsFor(key, s, parentPhrase, concept), concept, required: required.includes(key) });
+      continue;
+    }
+    const type = scalarType(s, key);
+    const phrases = phrasesOf(key, s, parentPhrase);
+    const concept = conceptOf(phrases, type, columns ? COLUMN_CONCEPTS : CONCEPTS);
+    out.push({
+      path,
+      key,
+      kind: 'scalar',
+      type,
+      ...(typeof s.format === 'string' ? { format: s.format } : {}),
+      ...(Array.isArray(s.enum) ? { enum: s.enum } : {}),
+      labels: labelsFor(key, s, parentPhrase, concept),
+      concept,
+      required: required.includes(key),
+    });
+  }
+}
+
+const fieldCache = new WeakMap<object, FieldSpec[]>();
+
+/** Every field of a template's JSON schema (an object schema; anything else has no fields). Cached per schema object: treat both as read-only. */
+export function schemaFields(schema: Record<string, unknown>): FieldSpec[] {
+  const cached = fieldCache.get(schema);
+  if (cached) return cached;
+  const fields = walkSchema(schema);
+  fieldCache.set(schema, fields);
+  return fields;
+}
+
+function walkSchema(schema: Record<string, unknown>): FieldSpec[] {
+  const root = resolve(schema, schema);
+  const out: FieldSpec[] = [];
+  if (root.properties && typeof root.properties === 'object') walk(root.properties as Json, (root.required as string[]) ?? [], schema, '', null, out);
+  return out;
+}
+
+interface Matcher {
+  exact: Map<string, number>;
+  /** Every label of the field as a whole-word alternation, longest first; the group index names the label. */
+  re: RegExp;
+  labels: FieldSpec['labels'];
+}
+
+const matchers = new WeakMap<FieldSpec, Matcher>();
+
+function matcherOf(spec: FieldSpec): Matcher {
+  let m = matchers.get(spec);
+  if (!m) {
+    const labels = [...spec.labels].sort((a, b) => b.text.length - a.text.length);
+    const alt = labels.map((l) => `(${l.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})`).join('|');
+    m = { exact: new Map(spec.labels.map((l) => [l.text, l.weight])), re: new RegExp(String.raw`(?:^|\s)(?:${alt || '(?!)'})(?=\s|$)`, 'g'), labels };
+    matchers.set(spec, m);
+  }
+  return m;
+}
+
+/**
+ * How well a short text (a key of a key-value pair, a table cell) reads as one of the field's
+ * labels: the label's weight when it is exactly a label, less the more other words surround it,
+ * 0 when no label is in it. `base` and `span` set how much the surrounding words cost.
+ */
+export function labelSimilarity(spec: FieldSpec, text: string, base = 0.6, span = 0.3): number {
+  if (text.length > 80) return 0;
+  const k = labelText(text);
+  if (!k) return 0;
+  const m = matcherOf(spec);
+  const exact = m.exact.get(k);
+  if (exact !== undefined) return exact;
+  let best = 0;
+  m.re.lastIndex = 0;
+  for (let hit = m.re.exec(k); hit; hit = m.re.exec(k)) {
+    const which = hit.slice(1).findIndex((g) => g !== undefined);
+    const label = m.labels[which];
+    if (label) best = Math.max(best, label.weight * (base + span * (label.text.length / k.length)));
+    if (hit[0].length === 0) m.re.lastIndex++;
+  }
+  return best;
+}
+
+const searchers = new WeakMap<FieldSpec, RegExp>();
+
+/** The first of the field's labels in folded text (words may be joined by spaces, dots or dashes): where and how long, or null. */
+export function matchLabelIn(spec: FieldSpec, folded: string): { index: number; length: number; weight: number } | null {
+  let re = searchers.get(spec);
+  const labels = [...spec.labels].sort((a, b) => b.text.length - a.text.length);
+  if (!re) {
+    const alt = labels.map((l) => `(${l.text.split(' ').map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(String.raw`[\s.\-]*`)})`).join('|');
+    re = new RegExp(String.raw`(?<![\p{L}\d])(?:${alt || '(?!)'})(?![\p{L}\d])`, 'u');
+    searchers.set(spec, re);
+  }
+  const m = re.exec(folded);
+  if (!m) return null;
+  const which = m.slice(1).findIndex((g) => g !== undefined);
+  return { index: m.index, length: m[0].length, weight: labels[which]?.weight ?? 1 };
+}
+
+/** Where one of the field's labels first appears in folded text, or -1. */
+export function findLabelIn(spec: FieldSpec, folded: string): number {
+  return matchLabelIn(spec, folded)?.index ?? -1;
+}

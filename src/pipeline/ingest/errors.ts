@@ -1,0 +1,59 @@
+// Pipeline failures are data: a stable failure code from spec/decisions.md and a sentence that
+// tells the submitter what to do next. The job layer copies both onto the failed job unchanged.
+
+export type PipelineFailureCode =
+  | 'unsupported_format'
+  | 'corrupt_document'
+  | 'encrypted_document'
+  | 'empty_document'
+  | 'page_cap_exceeded'
+  | 'invalid_page_range'
+  | 'timeout'
+  | 'cancelled'
+  | 'internal_error';
+
+export class PipelineError extends Error {
+  override readonly name = 'PipelineError';
+  constructor(
+    readonly code: PipelineFailureCode,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  toJSON(): { code: PipelineFailureCode; message: string } {
+    return { code: this.code, message: this.message };
+  }
+}
+
+export const isPipelineError = (err: unknown): err is PipelineError => err instanceof PipelineError;
+
+export const unsupportedFormat = (what: string) =>
+  new PipelineError(
+    'unsupported_format',
+    `The file is ${what}, which Quire cannot read. Send a PDF, PPTX, PNG, JPEG, TIFF, WebP or UTF-8 text file.`,
+  );
+
+export const corruptDocument = (detail: string) =>
+  new PipelineError(
+    'corrupt_document',
+    `The file could not be read (${detail}). Re-export or re-download the original and upload it again.`,
+  );
+
+export const encryptedDocument = () =>
+  new PipelineError(
+    'encrypted_document',
+    'The PDF is protected by a password. Remove the password (for example "Print to PDF" or qpdf --decrypt) and upload it again.',
+  );
+
+export const emptyDocument = (detail: string) =>
+  new PipelineError('empty_document', `The document has nothing to process (${detail}). Check that you uploaded the intended file.`);
+
+export const pageCapExceeded = (pages: number, cap: number, ranged: boolean) =>
+  new PipelineError(
+    'page_cap_exceeded',
+    `${ranged ? 'The page range selects' : 'The document has'} ${pages} pages, more than the limit of ${cap}. Send a page_range of at most ${cap} pages, split the file, or use page_cap_policy=truncate.`,
+  );
+
+export const invalidPageRange = (detail: string) =>
+  new PipelineError('invalid_page_range', `The page range is not valid: ${detail}. Use pages and spans such as "1-3,7".`);

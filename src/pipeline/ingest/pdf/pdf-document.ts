@@ -1,0 +1,47 @@
+// Opening a PDF with PDFium and mapping its load errors onto the pipeline's failure codes.
+import { corruptDocument, emptyDocument, encryptedDocument } from '../errors.js';
+import { type Pdfium, loadPdfium } from './pdfium.js';
+
+// FPDF_GetLastError codes (fpdfview.h).
+const FPDF_ERR_FILE = 2;
+const FPDF_ERR_FORMAT = 3;
+const FPDF_ERR_PASSWORD = 4;
+const FPDF_ERR_SECURITY = 5;
+
+export interface PdfDocument {
+  pdfium: Pdfium;
+  handle: number;
+  pageCount: number;
+  /** Frees PDFium's document and the copy of the bytes it reads from; safe to call twice. */
+  close(): void;
+}
+
+export async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
+  const pdfium = await loadPdfium();
+  const { raw } = pdfium;
+  // PDFium reads from this buffer for the document's whole life, so it is freed only on close.
+  const data = raw.malloc(bytes.length);
+  if (data === 0) throw corruptDocument('the file is too large to load into memory');
+  pdfium.heapU8().set(bytes, data);
+  const handle = raw.FPDF_LoadMemDocument64(data, bytes.length, 0);
+  if (handle === 0) {
+    const code = raw.FPDF_GetLastError();
+    raw.free(data);
+    if (code === FPDF_ERR_PASSWORD || code === FPDF_ERR_SECURITY) throw encryptedDocument();
+    if (code === FPDF_ERR_FORMAT || code === FPDF_ERR_FILE) throw corruptDocument('it is not a well-formed PDF');
+    throw corruptDocument(`PDFium error ${code}`);
+  }
+  let open = true;
+  const close = () => {
+    if (!open) return;
+    open = false;
+    raw.FPDF_CloseDocument(handle);
+    raw.free(data);
+  };
+  const pageCount = raw.FPDF_GetPageCount(handle);
+  if (pageCount <= 0) {
+    close();
+    throw emptyDocument('the PDF has no pages');
+  }
+  return { pdfium, handle, pageCount, close };
+}

@@ -1,0 +1,48 @@
+// A PDF → source pages: text-layer words, ruling lines, and the decision whether a page needs
+// OCR. That decision is per page: scanned inserts inside digital documents are common.
+import type { SourcePage } from '../source-page.js';
+import { readChars } from './pdf-chars.js';
+import type { PdfDocument } from './pdf-document.js';
+import { readGraphics } from './pdf-graphics.js';
+import { openPage } from './pdf-page.js';
+import { charsToWords } from './pdf-words.js';
+
+/**
+ * Below this share of characters with a real Unicode mapping the text layer is glyph soup
+ * (symbol fonts, subsets without ToUnicode) and OCR reads the page better.
+ */
+const MIN_MAPPED_SHARE = 0.5;
+/** A page mostly covered by images with fewer characters than this is a scan with a stamp. */
+const MIN_CHARS_ON_IMAGE_PAGE = 20;
+
+export function readPdfPage(doc: PdfDocument, index: number): SourcePage {
+  const page = openPage(doc, index);
+  if (!page) {
+    // PDFium could not build this page (broken page tree entry): OCR of a render is the only chance.
+    return { page_number: index + 1, width: 612, height: 792, rotation: 0, source: 'needs_ocr' };
+  }
+  try {
+    const chars = readChars(doc, page);
+    const graphics = readGraphics(doc, page);
+    const base = { page_number: index + 1, width: page.width, height: page.height, rotation: page.rotation };
+    const visible = chars.filter((c) => c.text !== ' ');
+    const mapped = visible.filter((c) => !c.unmapped && isReadable(c.text)).length;
+    const garbage = visible.length > 0 && mapped < visible.length * MIN_MAPPED_SHARE;
+    const scanLike = graphics.imageCoverage > 0.5 && mapped < MIN_CHARS_ON_IMAGE_PAGE;
+    // Nothing drawn at all: a genuinely blank page, nothing for OCR to find.
+    if (chars.length === 0 && graphics.objects === 0) return { ...base, source: 'text_layer', words: [], blank: true };
+    if (mapped === 0 || garbage) return { ...base, source: 'needs_ocr' };
+    const words = charsToWords(chars);
+    // A scan with a few real characters on it (a date stamp) keeps them, but still goes to OCR.
+    const source = scanLike ? 'needs_ocr' : 'text_layer';
+    return { ...base, source, words, quarters: words.map((w) => w.quarter), rules: graphics.rules };
+  } finally {
+    page.close();
+  }
+}
+
+/** Replacement characters, private-use code points and C0/C1 controls are not text. */
+function isReadable(ch: string): boolean {
+  const c = ch.codePointAt(0) ?? 0;
+  return !(c === 0xfffd || (c >= 0xe000 && c <= 0xf8ff) || c < 0x20 || (c >= 0x7f && c < 0xa0));
+}

@@ -1,0 +1,94 @@
+// Characters → words. A word ends at a space, at a turn of text direction, at a jump to another
+// line, or at a horizontal gap wider than ~0.25 of the line height (PDFs often position words
+// with TJ offsets instead of space characters; 0.25 sits between letter spacing, rarely above
+// 0.1 em, and the narrowest word spaces, ~0.25 em).
+import type { BBox, Word } from '../../canonical/model.js';
+import type { PdfChar } from './pdf-chars.js';
+
+export interface PdfWord extends Word {
+  quarter: number;
+  unmapped: number;
+}
+
+const GAP_RATIO = 0.25;
+
+export function charsToWords(chars: PdfChar[]): PdfWord[] {
+  const words: PdfWord[] = [];
+  let cur: PdfChar[] = [];
+  const flush = () => {
+    if (cur.length > 0) words.push(makeWord(cur));
+    cur = [];
+  };
+  for (const c of chars) {
+    if (/^\s$/u.test(c.text) || c.text === '\u00a0') {
+      flush();
+      continue;
+    }
+    const prev = cur[cur.length - 1];
+    if (prev && isDuplicate(prev, c)) continue;
+    if (prev && breaksWord(prev, c)) flush();
+    cur.push(c);
+  }
+  flush();
+  return words;
+}
+
+/** Fake bold: the same glyph drawn twice, offset by a fraction of its width (pdfplumber issue 71). */
+function isDuplicate(a: PdfChar, b: PdfChar): boolean {
+  if (a.text !== b.text) return false;
+  const w = Math.max(a.bbox[2] - a.bbox[0], 0.1);
+  const h = Math.max(a.bbox[3] - a.bbox[1], 0.1);
+  return Math.abs(a.bbox[0] - b.bbox[0]) < 0.3 * w && Math.abs(a.bbox[1] - b.bbox[1]) < 0.3 * h;
+}
+
+function breaksWord(a: PdfChar, b: PdfChar): boolean {
+  if (a.quarter !== b.quarter) return true;
+  const [ax0, ay0, ax1, ay1] = a.bbox;
+  const [bx0, by0, bx1, by1] = b.bbox;
+  const horizontal = a.quarter % 2 === 0;
+  // Extent across the reading direction ("line height") and the gap along it.
+  const size = horizontal ? Math.max(ay1 - ay0, by1 - by0) : Math.max(ax1 - ax0, bx1 - bx0);
+  const across = horizontal ? Math.abs((ay0 + ay1) / 2 - (by0 + by1) / 2) : Math.abs((ax0 + ax1) / 2 - (bx0 + bx1) / 2);
+  if (across > size * 0.5) return true;
+  let gap: number;
+  // Right-to-left scripts advance leftwards along an upright line.
+  if (a.quarter === 0 && isRtl(a.text) && isRtl(b.text)) gap = ax0 - bx1;
+  else if (a.quarter === 0) gap = bx0 - ax1;
+  else if (a.quarter === 2) gap = ax0 - bx1;
+  else if (a.quarter === 1) gap = by0 - ay1;
+  else gap = ay0 - by1;
+  // A large step backwards is a new text run placed elsewhere on the same baseline.
+  return gap > size * GAP_RATIO || gap < -size * 0.6;
+}
+
+/** Hebrew, Arabic (and their presentation forms): letters set right to left. */
+export const isRtl = (ch: string) => /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/u.test(ch);
+
+function makeWord(chars: PdfChar[]): PdfWord {
+  const bbox: BBox = [Infinity, Infinity, -Infinity, -Infinity];
+  let text = '';
+  let unmapped = 0;
+  let bold = 0;
+  const sizes: number[] = [];
+  for (const c of chars) {
+    text += c.text;
+    bbox[0] = Math.min(bbox[0], c.bbox[0]);
+    bbox[1] = Math.min(bbox[1], c.bbox[1]);
+    bbox[2] = Math.max(bbox[2], c.bbox[2]);
+    bbox[3] = Math.max(bbox[3], c.bbox[3]);
+    if (c.unmapped || c.text === '\ufffd') unmapped++;
+    if (c.bold) bold++;
+    sizes.push(c.fontSize);
+  }
+  sizes.sort((x, y) => x - y);
+  return {
+    text,
+    bbox,
+    confidence: 1,
+    fontSize: sizes[sizes.length >> 1],
+    bold: bold * 2 > chars.length,
+    font: chars[chars.length >> 1].font,
+    quarter: chars[0].quarter,
+    unmapped,
+  };
+}

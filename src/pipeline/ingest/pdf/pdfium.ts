@@ -1,0 +1,103 @@
+// PDFium compiled to WebAssembly (@embedpdf/pdfium, MIT wrapper over BSD PDFium), loaded once
+// per process from the .wasm that ships inside the npm package: nothing is fetched at run time.
+// Init costs ~40-80 ms and ~90 MB, so the module is shared; every call into it is synchronous,
+// so documents opened by concurrent runs never interleave inside one call.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { init, type WrappedPdfiumModule } from '@embedpdf/pdfium';
+
+/**
+ * The raw wasm exports we call in hot loops. The cwrap'd functions on the module go through
+ * ccall (argument conversion, stack save/restore) and cost several times more per call; a page
+ * with 3,000 characters needs ~20,000 calls, so the text path calls the exports directly.
+ */
+export interface PdfiumRaw {
+  malloc(size: number): number;
+  free(ptr: number): void;
+  FPDF_LoadMemDocument64(data: number, size: number, password: number): number;
+  FPDF_CloseDocument(doc: number): void;
+  FPDF_GetLastError(): number;
+  FPDF_GetPageCount(doc: number): number;
+  FPDF_LoadPage(doc: number, index: number): number;
+  FPDF_ClosePage(page: number): void;
+  FPDF_GetPageWidthF(page: number): number;
+  FPDF_GetPageHeightF(page: number): number;
+  FPDFPage_GetRotation(page: number): number;
+  FPDF_PageToDevice(page: number, sx: number, sy: number, w: number, h: number, rot: number, px: number, py: number, dx: number, dy: number): number;
+  FPDFText_LoadPage(page: number): number;
+  FPDFText_ClosePage(textPage: number): void;
+  FPDFText_CountChars(textPage: number): number;
+  FPDFText_GetUnicode(textPage: number, i: number): number;
+  FPDFText_IsGenerated(textPage: number, i: number): number;
+  FPDFText_HasUnicodeMapError(textPage: number, i: number): number;
+  FPDFText_GetLooseCharBox(textPage: number, i: number, rectF: number): number;
+  FPDFText_GetCharAngle(textPage: number, i: number): number;
+  FPDFText_GetTextObject(textPage: number, i: number): number;
+  FPDFTextObj_GetFont(textObj: number): number;
+  FPDFFont_GetBaseFontName(font: number, buf: number, len: number): number;
+  FPDFFont_GetWeight(font: number): number;
+  FPDFFont_GetFlags(font: number): number;
+  FPDFPage_CountObjects(page: number): number;
+  FPDFPage_GetObject(page: number, i: number): number;
+  FPDFFormObj_CountObjects(form: number): number;
+  FPDFFormObj_GetObject(form: number, i: number): number;
+  FPDFPageObj_GetType(obj: number): number;
+  FPDFPageObj_GetBounds(obj: number, l: number, b: number, r: number, t: number): number;
+  FPDFPageObj_GetStrokeWidth(obj: number, w: number): number;
+  FPDFPageObj_GetMatrix(obj: number, m: number): number;
+  FPDFPath_CountSegments(path: number): number;
+  FPDFPath_GetPathSegment(path: number, i: number): number;
+  FPDFPath_GetDrawMode(path: number, fillMode: number, stroke: number): number;
+  FPDFPathSegment_GetPoint(seg: number, x: number, y: number): number;
+  FPDFPathSegment_GetType(seg: number): number;
+  FPDFPathSegment_GetClose(seg: number): number;
+}
+
+export interface Pdfium {
+  module: WrappedPdfiumModule;
+  raw: PdfiumRaw;
+  /** 128 bytes of scratch memory for out-parameters, allocated once. */
+  scratch: number;
+  heapF32(): Float32Array;
+  heapF64(): Float64Array;
+  heap32(): Int32Array;
+  heapU8(): Uint8Array;
+}
+
+let loading: Promise<Pdfium> | undefined;
+
+export function loadPdfium(): Promise<Pdfium> {
+  loading ??= initPdfium().catch((err: unknown) => {
+    loading = undefined; // a failed init (out of memory) may succeed on the next document
+    throw err;
+  });
+  return loading;
+}
+
+/**
+ * Drops the shared instance after a WebAssembly trap: PDFium's heap may be inconsistent past
+ * that point, so the next document gets a fresh module (the old one is garbage collected).
+ */
+export function discardPdfium(): void {
+  loading = undefined;
+}
+
+async function initPdfium(): Promise<Pdfium> {
+  const wasmPath = createRequire(import.meta.url).resolve('@embedpdf/pdfium/pdfium.wasm');
+  const wasm = readFileSync(wasmPath);
+  const wasmBinary = wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) as ArrayBuffer;
+  const module = await init({ wasmBinary });
+  module.PDFiumExt_Init();
+  const raw = module.pdfium.wasmExports as unknown as PdfiumRaw;
+  const em = module.pdfium as unknown as Record<'HEAPF32' | 'HEAPF64' | 'HEAP32' | 'HEAPU8', ArrayBufferView>;
+  // The heap views are replaced when wasm memory grows, so they are read afresh on every use.
+  return {
+    module,
+    raw,
+    scratch: raw.malloc(128),
+    heapF32: () => em.HEAPF32 as Float32Array,
+    heapF64: () => em.HEAPF64 as Float64Array,
+    heap32: () => em.HEAP32 as Int32Array,
+    heapU8: () => em.HEAPU8 as Uint8Array,
+  };
+}

@@ -1,0 +1,65 @@
+// The PPTX package (OPC): a ZIP of XML parts linked by relationship files. Only XML parts are
+// decompressed (pictures and media are skipped), within a size budget against ZIP bombs.
+import { unzipSync } from 'fflate';
+import { corruptDocument } from '../errors.js';
+import { type XNode, childrenOf, parseXml } from './xml.js';
+
+/** Uncompressed XML budget; real decks stay far below (a 200-slide deck is ~20 MB of XML). */
+const MAX_XML_BYTES = 256 * 1024 * 1024;
+
+export interface Package {
+  /** Parsed part by its path inside the ZIP, or undefined when missing or unparseable. */
+  part(name: string): XNode | undefined;
+  /** Relationship id → target part path, for the part `name`. */
+  rels(name: string): Map<string, { target: string; type: string }>;
+}
+
+export function openPackage(bytes: Uint8Array): Package {
+  let files: Record<string, Uint8Array>;
+  let total = 0;
+  try {
+    files = unzipSync(bytes, {
+      filter: (f) => /\.(xml|rels)$/i.test(f.name) && (total += f.originalSize) <= MAX_XML_BYTES,
+    });
+  } catch (err) {
+    throw corruptDocument(`the PPTX container is damaged: ${(err as Error).message}`);
+  }
+  if (total > MAX_XML_BYTES) throw corruptDocument('the PPTX expands to more XML than Quire accepts (256 MB)');
+  const cache = new Map<string, XNode | undefined>();
+  const part = (name: string) => {
+    if (!cache.has(name)) {
+      const data = files[name];
+      let node: XNode | undefined;
+      try {
+        node = data ? parseXml(new TextDecoder().decode(data)) : undefined;
+      } catch {
+        node = undefined; // one broken part (a chart, a note) must not lose the whole deck
+      }
+      cache.set(name, node);
+    }
+    return cache.get(name);
+  };
+  const rels = (name: string) => {
+    const slash = name.lastIndexOf('/');
+    const dir = name.slice(0, slash + 1);
+    const relsName = `${dir}_rels/${name.slice(slash + 1)}.rels`;
+    const out = new Map<string, { target: string; type: string }>();
+    for (const r of childrenOf(childrenOf(part(relsName), 'Relationships')[0], 'Relationship')) {
+      if (r.attrs.TargetMode === 'External') continue;
+      out.set(r.attrs.Id, { target: resolve(dir, r.attrs.Target ?? ''), type: r.attrs.Type ?? '' });
+    }
+    return out;
+  };
+  return { part, rels };
+}
+
+/** Resolves a relationship target ("../slideLayouts/x.xml" or "/ppt/x.xml") against a folder. */
+function resolve(dir: string, target: string): string {
+  const parts = (target.startsWith('/') ? target.slice(1) : dir + target).split('/');
+  const out: string[] = [];
+  for (const p of parts) {
+    if (p === '..') out.pop();
+    else if (p !== '.' && p !== '') out.push(p);
+  }
+  return out.join('/');
+}

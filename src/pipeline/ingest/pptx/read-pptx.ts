@@ -1,0 +1,93 @@
+// A PPTX → source pages, one per slide in presentation order (p:sldIdLst), with speaker notes
+// placed by `pptx_notes_mode`: `margin` adds a `notes` block in a virtual margin right of the
+// slide (x from the slide width to 4/3 of it), `pages` gives each slide's notes their own page
+// after it (sized like the notes page, p:notesSz), `off` leaves them out.
+import type { Block } from '../../canonical/model.js';
+import { findKeyValues } from '../../layout/key-values.js';
+import { union } from '../../layout/geometry.js';
+import { emptyDocument } from '../errors.js';
+import { type PageSpan, selectPages } from '../page-range.js';
+import type { SourcePage } from '../source-page.js';
+import { openPackage, type Package } from './package.js';
+import { EMU_PER_POINT } from './placeholders.js';
+import { readShapes } from './shapes.js';
+import { slideBlocks } from './slide-blocks.js';
+import { readTextBody } from './text-body.js';
+import { layoutText, startCursor } from './text-geometry.js';
+import { child, path } from './xml.js';
+
+export type NotesMode = 'margin' | 'pages' | 'off';
+
+const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
+const NOTES_SIZE = 12;
+
+export interface PptxRead {
+  pageCount: number;
+  pages: SourcePage[];
+}
+
+export function readPptx(bytes: Uint8Array, options: { notesMode?: NotesMode; pageRange?: PageSpan[] }): PptxRead {
+  const pkg = openPackage(bytes);
+  const presName = 'ppt/presentation.xml';
+  const pres = pkg.part(presName)?.children[0];
+  const rels = pkg.rels(presName);
+  const slideParts = (child(pres, 'p:sldIdLst')?.children ?? [])
+    .map((s) => rels.get(s.attrs['r:id'] ?? ''))
+    .filter((r) => r !== undefined && r.type === `${REL}slide`)
+    .map((r) => r!.target);
+  if (slideParts.length === 0) throw emptyDocument('the presentation has no slides');
+  const size = (tag: string, fallback: [number, number]) => {
+    const n = child(pres, tag);
+    return n ? [Number(n.attrs.cx) / EMU_PER_POINT || fallback[0], Number(n.attrs.cy) / EMU_PER_POINT || fallback[1]] : fallback;
+  };
+  const [width, height] = size('p:sldSz', [720, 540]);
+  const [notesW, notesH] = size('p:notesSz', [540, 720]);
+  const mode = options.notesMode ?? 'margin';
+  const pages: SourcePage[] = [];
+  for (const i of selectPages(options.pageRange, slideParts.length)) {
+    const slide = readSlide(pkg, slideParts[i], width, height);
+    const notes = mode === 'off' ? '' : slide.notes;
+    const page: SourcePage = { page_number: pages.length + 1, width, height, rotation: 0, source: 'pptx', blocks: slide.blocks, tables: slide.tables };
+    if (notes && mode === 'margin') page.blocks!.push(notesBlock(notes, [width, 0, width + width / 3, height]));
+    page.key_values = findKeyValues(page.blocks!.filter((b) => b.type !== 'table').flatMap((b) => b.lines));
+    pages.push(page);
+    if (notes && mode === 'pages') {
+      const blocks = [notesBlock(notes, [0, notesH / 2, notesW, notesH])];
+      pages.push({ page_number: pages.length + 1, width: notesW, height: notesH, rotation: 0, source: 'pptx', blocks, tables: [], key_values: [] });
+    }
+  }
+  return { pageCount: slideParts.length, pages };
+}
+
+function readSlide(pkg: Package, name: string, width: number, height: number) {
+  const rels = [...pkg.rels(name).values()];
+  const layoutName = rels.find((r) => r.type === `${REL}slideLayout`)?.target;
+  const masterName = layoutName ? [...pkg.rels(layoutName).values()].find((r) => r.type === `${REL}slideMaster`)?.target : undefined;
+  const notesName = rels.find((r) => r.type === `${REL}notesSlide`)?.target;
+  const tree = path(pkg.part(name)?.children[0], 'p:cSld', 'p:spTree');
+  const content = slideBlocks(readShapes(tree), {
+    width,
+    height,
+    layout: layoutName ? pkg.part(layoutName) : undefined,
+    master: masterName ? pkg.part(masterName) : undefined,
+  });
+  return { ...content, notes: notesName ? notesText(pkg, notesName) : '' };
+}
+
+/** The notes body placeholder's text; the slide image and number placeholders are not notes. */
+function notesText(pkg: Package, name: string): string {
+  const tree = path(pkg.part(name)?.children[0], 'p:cSld', 'p:spTree');
+  for (const sp of tree?.children ?? []) {
+    if (sp.tag !== 'p:sp' || path(sp, 'p:nvSpPr', 'p:nvPr', 'p:ph')?.attrs.type !== 'body') continue;
+    return readTextBody(child(sp, 'p:txBody'))
+      .map((p) => p.text)
+      .join('\n')
+      .trim();
+  }
+  return '';
+}
+
+function notesBlock(text: string, box: [number, number, number, number]): Block {
+  const lines = layoutText(text, box, NOTES_SIZE, startCursor(box));
+  return { type: 'notes', text, bbox: lines.length ? union(lines.map((l) => l.bbox)) : box, lines, confidence: 1 };
+}

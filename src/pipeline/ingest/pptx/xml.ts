@@ -1,0 +1,71 @@
+// A thin, order-preserving view over fast-xml-parser's output. Order matters in DrawingML: runs
+// and line breaks interleave inside a paragraph, and shapes are stacked in document order.
+import { XMLParser } from 'fast-xml-parser';
+
+export interface XNode {
+  tag: string;
+  attrs: Record<string, string>;
+  children: XNode[];
+  /** Concatenated direct text content. */
+  text: string;
+}
+
+type Raw = Record<string, unknown>;
+
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  trimValues: false,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  processEntities: true,
+});
+
+export function parseXml(xml: string): XNode {
+  const raw = parser.parse(xml) as Raw[];
+  return { tag: '#document', attrs: {}, children: raw.map(convert).filter((n): n is XNode => n !== null), text: '' };
+}
+
+function convert(raw: Raw): XNode | null {
+  const tag = Object.keys(raw).find((k) => k !== ':@');
+  if (!tag || tag === '#text' || tag.startsWith('?')) return null;
+  const kids = (raw[tag] as Raw[]) ?? [];
+  const attrs = (raw[':@'] as Record<string, string>) ?? {};
+  let text = '';
+  const children: XNode[] = [];
+  for (const k of kids) {
+    if ('#text' in k) text += String(k['#text']);
+    else {
+      const c = convert(k);
+      if (c) children.push(c);
+    }
+  }
+  return { tag, attrs, children, text };
+}
+
+export const child = (n: XNode | undefined, tag: string): XNode | undefined => n?.children.find((c) => c.tag === tag);
+export const childrenOf = (n: XNode | undefined, tag: string): XNode[] => n?.children.filter((c) => c.tag === tag) ?? [];
+
+/** The first node with `tag` anywhere below `n` (depth first, document order). */
+export function descendant(n: XNode | undefined, tag: string): XNode | undefined {
+  if (!n) return undefined;
+  for (const c of n.children) {
+    if (c.tag === tag) return c;
+    const d = descendant(c, tag);
+    if (d) return d;
+  }
+  return undefined;
+}
+
+/** Follows a path of child tags: path(n, 'p:cSld', 'p:spTree'). */
+export function path(n: XNode | undefined, ...tags: string[]): XNode | undefined {
+  let cur = n;
+  for (const t of tags) cur = child(cur, t);
+  return cur;
+}
+
+export const num = (v: string | undefined, fallback = 0): number => {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isFinite(n) ? n : fallback;
+};

@@ -1,0 +1,48 @@
+// UTF-8 text → source pages. A form feed starts a new page (the pdftotext and line-printer
+// convention). Each character is placed on a monospace grid (10 pt type: 6 pt advance, 12 pt
+// lines, half-inch margins) so the same layout code finds paragraphs (blank lines), aligned
+// columns (tables) and "Label: value" pairs in text as it does in PDFs.
+import type { Word } from '../canonical/model.js';
+import { emptyDocument } from './errors.js';
+import { type PageSpan, selectPages } from './page-range.js';
+import type { SourcePage } from './source-page.js';
+
+const ADVANCE = 6;
+const LEADING = 12;
+const MARGIN = 36;
+
+export interface TextRead {
+  pageCount: number;
+  pages: SourcePage[];
+}
+
+export function readText(bytes: Uint8Array, pageRange?: PageSpan[]): TextRead {
+  const text = new TextDecoder('utf-8').decode(bytes).replace(/^\ufeff/, '').replace(/\r\n?/g, '\n');
+  if (text.trim() === '') throw emptyDocument('the text file holds only whitespace');
+  const rawPages = text.split('\f');
+  const pages = selectPages(pageRange, rawPages.length).map((i) => textPage(rawPages[i], i + 1));
+  return { pageCount: rawPages.length, pages };
+}
+
+function textPage(content: string, pageNumber: number): SourcePage {
+  const lines = content.replace(/^\n+|\s+$/g, '').split('\n');
+  const words: Word[] = [];
+  let longest = 0;
+  lines.forEach((line, row) => {
+    const expanded = line.replace(/\t/g, '    ');
+    longest = Math.max(longest, expanded.length);
+    for (const m of expanded.matchAll(/\S+/g)) {
+      const x0 = MARGIN + (m.index ?? 0) * ADVANCE;
+      const y0 = MARGIN + row * LEADING;
+      words.push({ text: m[0], bbox: [x0, y0, x0 + m[0].length * ADVANCE, y0 + LEADING * 0.9], confidence: 1, fontSize: LEADING * 0.9 });
+    }
+  });
+  return {
+    page_number: pageNumber,
+    width: Math.max(612, 2 * MARGIN + longest * ADVANCE),
+    height: Math.max(792, 2 * MARGIN + lines.length * LEADING),
+    rotation: 0,
+    source: 'plain_text',
+    words,
+  };
+}

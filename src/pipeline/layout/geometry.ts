@@ -1,0 +1,34 @@
+// Small bbox helpers shared by the layout stages. Boxes are [x0, y0, x1, y1], y grows downwards.
+import type { BBox } from '../canonical/model.js';
+
+export const width = (b: BBox) => b[2] - b[0];
+export const height = (b: BBox) => b[3] - b[1];
+export const centerX = (b: BBox) => (b[0] + b[2]) / 2;
+export const centerY = (b: BBox) => (b[1] + b[3]) / 2;
+
+export function union(boxes: readonly BBox[]): BBox {
+  const out: BBox = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const b of boxes) {
+    if (b[0] < out[0]) out[0] = b[0];
+    if (b[1] < out[1]) out[1] = b[1];
+    if (b[2] > out[2]) out[2] = b[2];
+    if (b[3] > out[3]) out[3] = b[3];
+  }
+  return out;
+}
+
+export const overlapY = (a: BBox, b: BBox) => Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
+export const overlapX = (a: BBox, b: BBox) => Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0]));
+
+export const contains = (outer: BBox, x: number, y: number, slack = 0) =>
+  x >= outer[0] - slack && x <= outer[2] + slack && y >= outer[1] - slack && y <= outer[3] + slack;
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  return s[s.length >> 1];
+}
+
+/** Two decimals are plenty for points and keep the JSON small. */
+export const round2 = (v: number) => Math.round(v * 100) / 100;
+export const roundBox = (b: BBox): BBox => [round2(b[0]), round2(b[1]), round2(b[2]), round2(b[3])];

@@ -1,0 +1,42 @@
+// A leaf region's text pieces → lines: pieces sharing a row are one line, read left to right.
+import type { BBox, Line, Word } from '../canonical/model.js';
+import { union } from './geometry.js';
+import { sameRow } from './rows.js';
+
+export function piecesToLines(pieces: readonly Word[][]): Line[] {
+  const sorted = pieces
+    .map((words) => ({ words: [...words], bbox: union(words.map((w) => w.bbox)) }))
+    .sort((a, b) => a.bbox[1] - b.bbox[1] || a.bbox[0] - b.bbox[0]);
+  const merged: { words: Word[]; bbox: BBox; core: BBox }[] = [];
+  for (const p of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && sameRow(last.core, p.bbox)) {
+      last.words.push(...p.words);
+      last.bbox = union([last.bbox, p.bbox]);
+    } else merged.push({ ...p, core: p.bbox });
+  }
+  return merged.map(({ words, bbox }) => {
+    // Lines mostly in a right-to-left script read from the right edge.
+    const rtl = rtlShare(words) > 0.5;
+    words.sort((a, b) => (rtl ? b.bbox[2] - a.bbox[2] : a.bbox[0] - b.bbox[0]));
+    return { text: words.map((w) => w.text).join(' '), bbox, words };
+  });
+}
+
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/gu;
+const LETTER = /\p{L}/gu;
+function rtlShare(words: readonly Word[]): number {
+  const text = words.map((w) => w.text).join('');
+  const letters = text.match(LETTER)?.length ?? 0;
+  return letters === 0 ? 0 : (text.match(RTL)?.length ?? 0) / letters;
+}
+
+/** Joins line texts; a line ending in a hyphen continues the word on the next line. */
+export function joinLines(lines: readonly Line[]): string {
+  let out = '';
+  for (const l of lines) {
+    if (out === '') out = l.text;
+    else out += /[-\u00ad]$/.test(out) ? l.text : ` ${l.text}`;
+  }
+  return out;
+}

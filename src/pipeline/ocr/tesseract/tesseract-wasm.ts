@@ -1,0 +1,73 @@
+// tesseract.js (Tesseract compiled to WASM in a worker thread), offline only: the language data
+// is read from the unpacked npm models (`langPath` and `cachePath` point at them; `cacheMethod:
+// 'readOnly'` so it never writes `eng.traineddata` into the working directory), and an
+// `errorHandler` is set because without one tesseract.js throws from its message handler and
+// takes the process down.
+import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
+import { OcrError } from '../errors.js';
+import type { PixelEngine, ReadOptions } from '../engine.js';
+import { toPng } from '../image.js';
+import { Serial } from '../serial.js';
+import type { PixelPage, RasterImage } from '../types.js';
+import { nativeTessdataDir, resolveLanguages } from './languages.js';
+import { parseTsv } from './tsv.js';
+
+export class TesseractWasm implements PixelEngine {
+  readonly name = 'tesseract' as const;
+  readonly backend = 'tesseract.js';
+  private worker?: Promise<Worker>;
+  private loaded = '';
+  private readonly serial = new Serial();
+  private lastError = '';
+
+  read(raster: RasterImage, opts: ReadOptions): Promise<PixelPage> {
+    const languages = resolveLanguages(opts.languages);
+    return this.serial.run(async () => {
+      const worker = await this.ready(languages);
+      await worker.setParameters({
+        tessedit_pageseg_mode: PSM.AUTO,
+        user_defined_dpi: String(Math.round(Math.min(1200, Math.max(70, opts.dpi ?? 300)))),
+      });
+      try {
+        const png = await toPng(raster);
+        const { data } = await worker.recognize(png, {}, { text: false, tsv: true });
+        return parseTsv(data.tsv ?? '', raster.width, raster.height);
+      } catch (err) {
+        throw new OcrError('ocr_engine_failed', `tesseract.js failed to read the page: ${String(err)} ${this.lastError}`.trim());
+      }
+    });
+  }
+
+  private async ready(languages: string[]): Promise<Worker> {
+    const key = languages.join('+');
+    const dir = await nativeTessdataDir(languages);
+    if (!this.worker) {
+      this.loaded = key;
+      this.worker = createWorker(key, OEM.LSTM_ONLY, {
+        langPath: dir,
+        cachePath: dir,
+        cacheMethod: 'readOnly',
+        gzip: false,
+        errorHandler: (e: unknown) => {
+          this.lastError = String(e);
+        },
+      }).catch((err: unknown) => {
+        this.worker = undefined;
+        throw new OcrError('ocr_engine_failed', `tesseract.js could not start: ${String(err)}`);
+      });
+      return this.worker;
+    }
+    const worker = await this.worker;
+    if (this.loaded !== key) {
+      await worker.reinitialize(key, OEM.LSTM_ONLY);
+      this.loaded = key;
+    }
+    return worker;
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = undefined;
+    if (w) await (await w.catch(() => undefined))?.terminate();
+  }
+}

@@ -1,0 +1,121 @@
+// A claimed job's lease: heartbeats extend it, and only the lease holder may settle the job.
+// Every settle is guarded by `lease_owner = me AND status = 'processing'`: a worker that lost its
+// lease (it stalled, recovery gave the job to another worker) changes nothing.
+import { sql } from 'kysely';
+import type { Db, Tx } from '../db/database.js';
+import type { Artifact, Job, JobStatus } from '../db/documents-schema.js';
+import { refreshBatch } from '../domain/batches/batches.repository.js';
+import { recordEvent } from '../domain/documents/jobs.repository.js';
+import { openReview } from '../domain/reviews/reviews.repository.js';
+import { newId } from '../lib/ids.js';
+import { notifyQueued } from './notify.js';
+
+export interface HeartbeatAnswer {
+  held: boolean;
+  cancelRequested: boolean;
+}
+
+export async function heartbeat(db: Db, jobId: string, workerId: string, leaseSeconds: number, pagesProcessed: number | null): Promise<HeartbeatAnswer> {
+  const row = await db
+    .updateTable('jobs')
+    .set({
+      lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})`,
+      heartbeat_at: sql`now()`,
+      ...(pagesProcessed !== null ? { pages_processed: pagesProcessed } : {}),
+    })
+    .where('id', '=', jobId)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'processing')
+    .returning('cancel_requested')
+    .executeTakeFirst();
+  return { held: !!row, cancelRequested: row?.cancel_requested ?? false };
+}
+
+/** An artifact a finished run hands to settle; ids, tenant, job and time are filled in there. */
+export type NewArtifact = Pick<Artifact, 'kind' | 'page_number' | 'filename' | 'content_type' | 'size_bytes' | 'sha256'>;
+
+export interface Outcome {
+  status: JobStatus;
+  result: Record<string, unknown> | null;
+  failure_code?: string | null;
+  failure_message?: string | null;
+  page_count?: number | null;
+  pages_processed?: number;
+  classification?: Record<string, unknown> | null;
+  template_version?: number | null;
+  /** With status needs_review: the reasons of the review opened in the same transaction. */
+  review_reasons?: string[];
+  /** Artifacts of this run; when given they replace the previous run's (the source upload stays). */
+  artifacts?: NewArtifact[];
+}
+
+async function guardedUpdate(tx: Tx, job: Job, workerId: string, values: Record<string, unknown>): Promise<Job | undefined> {
+  return tx
+    .updateTable('jobs')
+    .set({ ...values, lease_owner: null, lease_expires_at: null, updated_at: sql`now()` })
+    .where('id', '=', job.id)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'processing')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Settles a run as terminal. Returns false when this worker no longer holds the lease. */
+export async function settle(db: Db, job: Job, workerId: string, outcome: Outcome): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const updated = await guardedUpdate(tx, job, workerId, {
+      status: outcome.status,
+      result: outcome.result ? JSON.stringify(outcome.result) : null,
+      failure_code: outcome.failure_code ?? null,
+      failure_message: outcome.failure_message ?? null,
+      finished_at: sql`now()`,
+      ...(outcome.page_count !== undefined ? { page_count: outcome.page_count } : {}),
+      ...(outcome.pages_processed !== undefined ? { pages_processed: outcome.pages_processed } : {}),
+      ...(outcome.classification !== undefined ? { classification: outcome.classification ? JSON.stringify(outcome.classification) : null } : {}),
+      ...(outcome.template_version !== undefined ? { template_version: outcome.template_version } : {}),
+    });
+    if (!updated) return false;
+    if (outcome.artifacts) {
+      await tx.deleteFrom('artifacts').where('tenant_id', '=', job.tenant_id).where('job_id', '=', job.id).where('kind', '!=', 'source').execute();
+      if (outcome.artifacts.length) {
+        await tx
+          .insertInto('artifacts')
+          .values(outcome.artifacts.map((a) => ({ ...a, id: newId('art'), tenant_id: job.tenant_id, job_id: job.id })))
+          .execute();
+      }
+    }
+    await recordEvent(tx, {
+      tenantId: job.tenant_id,
+      jobId: job.id,
+      kind: outcome.status === 'failed' ? 'failed' : 'completed',
+      from: 'processing',
+      to: outcome.status,
+      attempt: job.attempts,
+      worker: workerId,
+      detail: outcome.failure_code ? { failure_code: outcome.failure_code } : {},
+    });
+    if (outcome.status === 'needs_review') await openReview(tx, job.tenant_id, job.id, outcome.review_reasons ?? []);
+    if (job.batch_id) await refreshBatch(tx, job.tenant_id, job.batch_id);
+    return true;
+  });
+}
+
+/**
+ * Gives a job back to the queue after a transient failure, to run again after `delaySeconds`
+ * (or, when `countAttempt` is false, e.g. on shutdown, as if this run never happened).
+ */
+export async function release(db: Db, job: Job, workerId: string, delaySeconds: number, reason: string, countAttempt = true): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const updated = await guardedUpdate(tx, job, workerId, {
+      status: 'queued',
+      run_after: sql`now() + make_interval(secs => ${delaySeconds})`,
+      heartbeat_at: null,
+      ...(countAttempt ? {} : { attempts: sql`greatest(attempts - 1, 0)` }),
+    });
+    if (!updated) return false;
+    await recordEvent(tx, { tenantId: job.tenant_id, jobId: job.id, kind: 'released', from: 'processing', to: 'queued', attempt: job.attempts, worker: workerId, detail: { reason, retry_in_seconds: delaySeconds } });
+    if (job.batch_id) await refreshBatch(tx, job.tenant_id, job.batch_id);
+    await notifyQueued(tx);
+    return true;
+  });
+}

@@ -1,0 +1,137 @@
+// A pool of worker threads running the pipeline (pipeline-thread.ts), one per worker loop, so
+// CPU-heavy work never blocks the process's event loop (HTTP, heartbeats, NOTIFY).
+// A thread that does not stop within ABORT_GRACE_MS of an abort (a page stuck inside the parser)
+// is terminated and replaced: a cancel or timeout always takes effect.
+import { Worker } from 'node:worker_threads';
+import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
+
+const ABORT_GRACE_MS = 5_000;
+
+export class PipelineFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    /** Not the document's fault: worth another attempt. */
+    readonly internal: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export interface RunOptions {
+  signal: AbortSignal;
+  /** Why the signal fired, read when it does. */
+  abortKind: () => AbortKind;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** From TypeScript sources (tests, `tsx`), a thread loads the .ts file through tsx's loader. */
+function spawnThread(): Worker {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) {
+    const thread = new URL('./pipeline-thread.ts', here).href;
+    const tsx = new URL('../../node_modules/tsx/dist/esm/api/index.mjs', here).href;
+    const boot = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(thread)});`;
+    return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`));
+  }
+  return new Worker(new URL('./pipeline-thread.js', here));
+}
+
+class PipelineThread {
+  private worker: Worker | null = null;
+  private nextId = 1;
+  busy = false;
+
+  private ensure(): Worker {
+    if (!this.worker) {
+      const worker = spawnThread();
+      worker.unref();
+      worker.on('exit', () => {
+        if (this.worker === worker) this.worker = null;
+      });
+      this.worker = worker;
+    }
+    return this.worker;
+  }
+
+  run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
+    const worker = this.ensure();
+    const id = this.nextId++;
+    this.busy = true;
+    return new Promise<PipelineOutput>((resolve, reject) => {
+      let killTimer: NodeJS.Timeout | null = null;
+      const cleanup = () => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        options.signal.removeEventListener('abort', onAbort);
+        if (killTimer) clearTimeout(killTimer);
+        this.busy = false;
+      };
+      const onMessage = (message: FromThread) => {
+        if (message.id !== id) return;
+        if (message.type === 'progress') return options.onProgress?.(message.done, message.total);
+        cleanup();
+        if (message.type === 'done') resolve(message.output);
+        else reject(new PipelineFailure(message.code, message.message, message.internal));
+      };
+      const onError = (err: Error) => {
+        cleanup();
+        this.worker = null;
+        reject(new PipelineFailure('internal_error', `The pipeline thread crashed (${err.message}). Retry the job.`, true));
+      };
+      const onExit = () => {
+        cleanup();
+        const kind = options.signal.aborted ? options.abortKind() : null;
+        reject(kind ? abortFailure(kind) : new PipelineFailure('internal_error', 'The pipeline thread stopped unexpectedly. Retry the job.', true));
+      };
+      const onAbort = () => {
+        const kind = options.abortKind();
+        worker.postMessage({ type: 'abort', id, kind } satisfies ToThread);
+        killTimer = setTimeout(() => {
+          // Stuck between checkpoints: end the thread; 'exit' rejects with the abort reason.
+          this.worker = null;
+          void worker.terminate();
+        }, ABORT_GRACE_MS);
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      if (options.signal.aborted) onAbort();
+      else options.signal.addEventListener('abort', onAbort, { once: true });
+      // The bytes are copied, not transferred: the caller may still need them (e.g. a retry).
+      worker.postMessage({ type: 'run', id, task } satisfies ToThread);
+    });
+  }
+
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    await worker?.terminate();
+  }
+}
+
+function abortFailure(kind: AbortKind): PipelineFailure {
+  return kind === 'timeout'
+    ? new PipelineFailure('timeout', 'Processing took longer than the time allowed. Split the document or send a page_range.', false)
+    : new PipelineFailure('cancelled', 'Processing was cancelled at your request.', false);
+}
+
+export class PipelinePool {
+  private readonly threads: PipelineThread[];
+
+  constructor(readonly size: number) {
+    this.threads = Array.from({ length: Math.max(1, size) }, () => new PipelineThread());
+  }
+
+  run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
+    // One thread per worker loop: a free one always exists while callers respect `size`.
+    const thread = this.threads.find((t) => !t.busy);
+    if (!thread) return Promise.reject(new PipelineFailure('internal_error', 'No pipeline thread is free. Retry the job.', true));
+    return thread.run(task, options);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.threads.map((t) => t.stop()));
+  }
+}

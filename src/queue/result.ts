@@ -1,0 +1,50 @@
+// The `result` of a finished job (decisions.md "Documents (jobs)"): the canonical document, then
+// per processing mode the recognised entities and the template extraction. Nothing is made up:
+// no `entities` or `extraction` key appears without a real stage behind it, and what Quire did
+// not do (auto-classification, for now) is said plainly in `engine.unavailable`.
+import type { Job } from '../db/documents-schema.js';
+import type { CanonicalJson } from '../pipeline/index.js';
+import type { ExtractionResult } from '../pipeline/extract/index.js';
+import { VERSION } from '../version.js';
+
+export interface RunFacts {
+  format: string | null;
+  pageCount: number | null;
+  pageImages: number;
+  /** Re-extraction reused the stored canonical output instead of reading the file. */
+  reusedCanonical: boolean;
+}
+
+/** What the entity and extraction stages produced (see run-job.ts extractStage). */
+export interface StageOutput {
+  entities?: unknown[];
+  extraction?: ExtractionResult;
+  /** Present for extraction mode: how the template was chosen (or that none was). */
+  classification?: Record<string, unknown> | null;
+  stages: string[];
+  notes?: Record<string, unknown>;
+  unavailable?: { stage: string; reason: string }[];
+}
+
+export const CLASSIFICATION_UNAVAILABLE =
+  'Auto-classification against the tenant\'s templates is not available in this version of Quire yet (a later issue), and the tenant policy sets no default_template_id; the job completed with its canonical document and entities only.';
+
+export function buildResult(job: Pick<Job, 'processing_mode' | 'template_id' | 'page_range'>, canonical: CanonicalJson, facts: RunFacts, stage: StageOutput = { stages: [] }) {
+  const result: Record<string, unknown> = { canonical };
+  if (stage.entities) result.entities = stage.entities;
+  if (stage.extraction) result.extraction = stage.extraction;
+  result.engine = {
+    name: 'quire',
+    version: VERSION,
+    stages: ['ingest', 'layout', 'canonical', ...stage.stages],
+    format: facts.format,
+    page_count: facts.pageCount,
+    pages_processed: canonical.pages.length,
+    page_range: job.page_range,
+    page_images: facts.pageImages,
+    reused_canonical: facts.reusedCanonical,
+    ...(stage.notes ?? {}),
+    ...(stage.unavailable?.length ? { unavailable: stage.unavailable } : {}),
+  };
+  return { result, classification: stage.classification ?? null };
+}

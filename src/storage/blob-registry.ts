@@ -1,0 +1,59 @@
+// The blobs table: which blobs exist, and purge of the ones nothing references any more.
+// Ordering that keeps purge safe beside concurrent uploads: an upload registers (or touches) the
+// row BEFORE it writes the blob, and purge deletes the row and the blob in one transaction. An
+// upload racing a purge of the same content waits on the row lock, then re-creates the row and
+// writes the blob after purge removed it; a blob touched within the grace period is never purged.
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { BlobStore, StagedFile } from './blob-store.js';
+
+export async function registerBlob(db: Db, sha256: string, size: number): Promise<void> {
+  await db
+    .insertInto('blobs')
+    .values({ sha256, size_bytes: size })
+    .onConflict((oc) => oc.column('sha256').doUpdateSet({ touched_at: sql`now()` }))
+    .execute();
+}
+
+/** Registers, then moves a staged upload into the store. */
+export async function storeStaged(db: Db, store: BlobStore, staged: StagedFile): Promise<void> {
+  await registerBlob(db, staged.sha256, staged.size);
+  await store.putStaged(staged);
+}
+
+/** Registers, then writes bytes already in memory (artifacts). */
+export async function storeBytes(db: Db, store: BlobStore, bytes: Uint8Array): Promise<{ sha256: string; size: number }> {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  await registerBlob(db, sha256, bytes.length);
+  await store.putBytes(bytes);
+  return { sha256, size: bytes.length };
+}
+
+/** Removes blobs that no job and no artifact references, untouched for `graceSeconds`. */
+export async function purgeUnreferencedBlobs(db: Db, store: BlobStore, graceSeconds = 3600, limit = 1000): Promise<number> {
+  const candidates = await sql<{ sha256: string }>`
+    SELECT b.sha256 FROM blobs b
+     WHERE b.touched_at < now() - make_interval(secs => ${graceSeconds})
+       AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.sha256 = b.sha256)
+       AND NOT EXISTS (SELECT 1 FROM artifacts a WHERE a.sha256 = b.sha256)
+     LIMIT ${limit}`.execute(db);
+  let purged = 0;
+  for (const { sha256 } of candidates.rows) {
+    const done = await db.transaction().execute(async (tx) => {
+      const { rows } = await sql<{ sha256: string }>`
+        DELETE FROM blobs b
+         WHERE b.sha256 = ${sha256}
+           AND b.touched_at < now() - make_interval(secs => ${graceSeconds})
+           AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.sha256 = b.sha256)
+           AND NOT EXISTS (SELECT 1 FROM artifacts a WHERE a.sha256 = b.sha256)
+        RETURNING b.sha256`.execute(tx);
+      if (!rows.length) return false;
+      // A failure here rolls the row back: the blob is tried again next time, never orphaned.
+      await store.delete(sha256);
+      return true;
+    });
+    if (done) purged++;
+  }
+  return purged;
+}

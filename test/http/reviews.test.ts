@@ -1,0 +1,242 @@
+// Extraction in job processing and the review loop, end to end: real invoice PDFs processed by
+// in-process workers, templates whose rules or thresholds force a review, every /v1/reviews
+// operation through the API.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { data, upload, waitFor, waitForJob } from '../helpers/documents.js';
+import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
+
+const AZURE = data('invoice2data/compare/AzureInterior.pdf');
+
+let h: Harness;
+let member: string;
+let admin: string;
+/** Needs review on every run: a `required` rule on a field the invoice does not have. */
+let strict: string;
+
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    invoice_number: { type: 'string' },
+    total: { type: 'number', 'x-aliases': ['amount', 'total amount'] },
+    po_number: { type: 'string', description: 'purchase order number' },
+  },
+};
+
+async function template(name: string, extra: Record<string, unknown> = {}): Promise<{ id: string; version: number }> {
+  const res = await h.request('POST', '/v1/templates', { token: admin, body: { name, json_schema: SCHEMA, ...extra } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { id: res.body.id, version: res.body.version };
+}
+
+async function process(fields: Record<string, string>, file: string = AZURE, token = member) {
+  const res = await upload(h, token, file, fields);
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  return waitForJob(h, token, res.body.job_id);
+}
+
+async function reviewOf(jobId: string, token = member) {
+  const res = await h.request('GET', `/v1/reviews?job_id=${jobId}`, { token });
+  expect(res.status).toBe(200);
+  return res.body.items as any[];
+}
+
+/** A job that settled needs_review, and its (one, pending) review. */
+async function reviewed() {
+  const job = await process({ template_id: strict });
+  expect(job.status, JSON.stringify(job.result?.extraction?.validation)).toBe('needs_review');
+  const items = await reviewOf(job.job_id);
+  expect(items).toHaveLength(1);
+  return { job, review: items[0] };
+}
+
+const SUMMARY_KEYS = ['batch_id', 'created_at', 'job_id', 'job_status', 'original_filename', 'reasons', 'resolution', 'resolution_note', 'resolved_at', 'resolved_by', 'review_id', 'status', 'updated_at'];
+
+beforeAll(async () => {
+  h = await startHarness({}, { workers: 1 });
+  member = (await h.seedUser(DEFAULT_TENANT_ID, 'member')).token!;
+  admin = await h.adminToken();
+  strict = (
+    await template('strict', {
+      validation_rules: [{ kind: 'required', field: 'po_number', severity: 'error', message: 'The purchase order number is missing.' }],
+    })
+  ).id;
+});
+afterAll(() => h.close());
+
+describe('extraction in job processing', () => {
+  it('extraction mode with a template completes with result.extraction and records the template version', async () => {
+    const { id } = await template('lenient', { review_thresholds: { confidence_floor: 0 } });
+    // A second version: the job records the one it ran with.
+    const put = await h.request('PUT', `/v1/templates/${id}`, { token: admin, body: { name: 'lenient', json_schema: SCHEMA, review_thresholds: { confidence_floor: 0 } } });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const job = await process({ template_id: id });
+    expect(job).toMatchObject({ status: 'completed', processing_mode: 'extraction', template_id: id, template_version: 2, classification: null });
+    const x = job.result.extraction;
+    expect(x).toMatchObject({ template_id: id, template_version: 2, validation: [], review_reasons: [] });
+    expect(Object.keys(x.fields).sort()).toEqual(['invoice_number', 'po_number', 'total']);
+    expect(x.data.invoice_number).toBe('INV/2023/03/0008');
+    for (const f of Object.values(x.fields) as any[]) {
+      expect(f.confidence).toBeGreaterThanOrEqual(0);
+      expect(f.confidence).toBeLessThanOrEqual(1);
+      expect(Array.isArray(f.evidence)).toBe(true);
+    }
+    expect(x.fields.invoice_number.evidence[0]).toMatchObject({ page: 1 });
+    expect(Array.isArray(job.result.entities)).toBe(true);
+    expect(job.result.engine.stages).toEqual(expect.arrayContaining(['entities', 'extraction']));
+    expect(job.result.engine).not.toHaveProperty('unavailable');
+    expect(await reviewOf(job.job_id)).toEqual([]);
+  });
+
+  it('entities mode stores the recognised entities (and no extraction)', async () => {
+    const job = await process({ processing_mode: 'entities' });
+    expect(job.status).toBe('completed');
+    expect(job.result).not.toHaveProperty('extraction');
+    const types = new Set(job.result.entities.map((e: { type: string }) => e.type));
+    expect(job.result.entities.length).toBeGreaterThan(3);
+    expect(types.has('email') || types.has('date') || types.has('money')).toBe(true);
+    expect(job.result.entities[0]).toEqual(expect.objectContaining({ type: expect.any(String), page: 1 }));
+  });
+
+  it('a confidence floor of 0.99 sends a job to review with low_confidence reasons', async () => {
+    const { id } = await template('picky', { review_thresholds: { confidence_floor: 0.99 } });
+    const job = await process({ template_id: id });
+    expect(job.status).toBe('needs_review');
+    const [review] = await reviewOf(job.job_id);
+    expect(review.reasons.some((r: string) => r.startsWith('low_confidence:'))).toBe(true);
+  });
+});
+
+describe('reviews', () => {
+  it('a needs_review job opens exactly one pending review with its reasons; detail moves it to in_review', async () => {
+    const { job, review } = await reviewed();
+    expect(Object.keys(review).sort()).toEqual(SUMMARY_KEYS);
+    expect(review).toMatchObject({ job_id: job.job_id, job_status: 'needs_review', status: 'pending', batch_id: null, original_filename: 'AzureInterior.pdf', resolved_at: null, resolution: null });
+    expect(review.review_id).toMatch(/^rev_/);
+    expect(review.reasons).toContain('validation:required:po_number');
+    expect(job.result.extraction.review_reasons).toEqual(review.reasons);
+
+    const pending = await h.request('GET', `/v1/reviews?status=pending&job_id=${job.job_id}`, { token: member });
+    expect(pending.body.items).toHaveLength(1);
+    const detail = await h.request('GET', `/v1/reviews/${review.review_id}`, { token: member });
+    expect(detail.status).toBe(200);
+    expect(detail.body.review).toMatchObject({ review_id: review.review_id, status: 'in_review' });
+    expect(detail.body.job).toMatchObject({ job_id: job.job_id, status: 'needs_review' });
+    expect(detail.body.job.result.extraction).toBeTruthy();
+    expect((await h.request('GET', `/v1/reviews?status=in_review&job_id=${job.job_id}`, { token: member })).body.items).toHaveLength(1);
+    expect((await h.request('GET', `/v1/reviews?status=pending&job_id=${job.job_id}`, { token: member })).body.items).toHaveLength(0);
+  });
+
+  it('lists with a cursor', async () => {
+    await reviewed();
+    const first = await h.request('GET', '/v1/reviews?limit=1', { token: member });
+    expect(first.body.items).toHaveLength(1);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const second = await h.request('GET', `/v1/reviews?limit=1&cursor=${first.body.next_cursor}`, { token: member });
+    expect(second.body.items).toHaveLength(1);
+    expect(second.body.items[0].review_id).not.toBe(first.body.items[0].review_id);
+  });
+
+  it('approve completes the job and fills the resolution; a second action is 409', async () => {
+    const { job, review } = await reviewed();
+    const res = await h.request('POST', `/v1/reviews/${review.review_id}/approve`, { token: member, body: { note: 'looks right' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.review).toMatchObject({ status: 'approved', job_status: 'completed', resolution: 'approved', resolution_note: 'looks right', batch_id: null });
+    expect(res.body.review.resolved_at).toEqual(expect.any(String));
+    expect(res.body.review.resolved_by).toEqual(expect.any(String));
+    expect(res.body.job).toMatchObject({ job_id: job.job_id, status: 'completed' });
+    expect((await h.request('GET', `/v1/documents/${job.job_id}`, { token: member })).body.status).toBe('completed');
+    for (const action of ['approve', 'override', 'reprocess']) {
+      const again = await h.request('POST', `/v1/reviews/${review.review_id}/${action}`, { token: member, body: action === 'override' ? { patch: {} } : {} });
+      expect(again.status, action).toBe(409);
+    }
+  });
+
+  it('approve without a body', async () => {
+    const { review } = await reviewed();
+    const res = await h.request('POST', `/v1/reviews/${review.review_id}/approve`, { token: member });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.review).toMatchObject({ status: 'approved', resolution_note: null });
+  });
+
+  it('override merge-patches extraction.data, validates again, keeps the edits in the history and completes the job', async () => {
+    const { job, review } = await reviewed();
+    const before = job.result.extraction.data;
+    const res = await h.request('POST', `/v1/reviews/${review.review_id}/override`, {
+      token: member,
+      body: { patch: { po_number: 'PO-4711', invoice_number: null }, note: 'from the email' },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.review).toMatchObject({ status: 'overridden', job_status: 'completed', resolution: 'overridden', resolution_note: 'from the email' });
+    const x = res.body.job.result.extraction;
+    expect(x.data.po_number).toBe('PO-4711');
+    expect(x.data).not.toHaveProperty('invoice_number');
+    expect(x.data.total).toEqual(before.total);
+    expect(x.validation).toEqual([]);
+    expect(x.review_reasons).toEqual([]);
+    expect(x.fields.po_number).toMatchObject({ value: 'PO-4711', confidence: 1 });
+    const history = res.body.job.result.review_history;
+    expect(history).toHaveLength(1);
+    expect(history[0]).toMatchObject({ review_id: review.review_id, action: 'override', patch: { po_number: 'PO-4711', invoice_number: null }, before, note: 'from the email' });
+    expect(res.body.job.status).toBe('completed');
+  });
+
+  it('override that still breaks a rule records the failing validation', async () => {
+    const { review } = await reviewed();
+    const res = await h.request('POST', `/v1/reviews/${review.review_id}/override`, { token: member, body: { patch: { total: 1 } } });
+    expect(res.status).toBe(200);
+    expect(res.body.job.result.extraction.validation).toEqual([expect.objectContaining({ rule: 'required:po_number', severity: 'error' })]);
+  });
+
+  it('reprocess re-enqueues the job; its next run opens a new review', async () => {
+    const { job, review } = await reviewed();
+    const res = await h.request('POST', `/v1/reviews/${review.review_id}/reprocess`, { token: member, body: {} });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.review).toMatchObject({ status: 'reprocessed', resolution: 'reprocessed' });
+    expect(res.body.review.resolved_at).toEqual(expect.any(String));
+    expect(['queued', 'processing', 'needs_review']).toContain(res.body.job.status);
+    await waitForJob(h, member, job.job_id);
+    const items = await waitFor('a second review', async () => {
+      const list = await reviewOf(job.job_id);
+      return list.length === 2 ? list : undefined;
+    });
+    expect(items.map((r) => r.status).sort()).toEqual(['pending', 'reprocessed']);
+  });
+
+  it('reprocess with another template; an unknown template is 404', async () => {
+    const { job, review } = await reviewed();
+    expect((await h.request('POST', `/v1/reviews/${review.review_id}/reprocess`, { token: member, body: { template_id: 'tpl_nope' } })).status).toBe(404);
+    const { id } = await template('swap', { review_thresholds: { confidence_floor: 0 } });
+    const res = await h.request('POST', `/v1/reviews/${review.review_id}/reprocess`, { token: member, body: { template_id: id } });
+    expect(res.status).toBe(200);
+    const done = await waitForJob(h, member, job.job_id);
+    expect(done).toMatchObject({ status: 'completed', template_id: id, template_version: 1 });
+  });
+
+  it('deleting the job closes its open review as closed_by_delete', async () => {
+    const { job, review } = await reviewed();
+    expect((await h.request('DELETE', `/v1/documents/${job.job_id}`, { token: member })).status).toBe(204);
+    const res = await h.request('GET', `/v1/reviews/${review.review_id}`, { token: member });
+    expect(res.body.review).toMatchObject({ status: 'closed_by_delete', resolution: 'closed_by_delete' });
+    expect(res.body.review.resolved_at).toEqual(expect.any(String));
+    expect((await h.request('POST', `/v1/reviews/${review.review_id}/approve`, { token: member, body: {} })).status).toBe(409);
+  });
+
+  it('401 without credentials, 404 for an unknown or another tenant\'s review, 422 for an override without a patch', async () => {
+    const { review } = await reviewed();
+    expect((await h.request('GET', '/v1/reviews')).status).toBe(401);
+    expect((await h.request('GET', `/v1/reviews/${review.review_id}`)).status).toBe(401);
+    expect((await h.request('POST', `/v1/reviews/${review.review_id}/approve`, { body: {} })).status).toBe(401);
+    expect((await h.request('GET', '/v1/reviews/rev_nope', { token: member })).status).toBe(404);
+    await h.seedTenant('other');
+    const outsider = (await h.seedUser('other', 'admin')).token!;
+    expect((await h.request('GET', `/v1/reviews/${review.review_id}`, { token: outsider })).status).toBe(404);
+    for (const action of ['approve', 'reprocess']) {
+      expect((await h.request('POST', `/v1/reviews/${review.review_id}/${action}`, { token: outsider, body: {} })).status).toBe(404);
+    }
+    expect((await h.request('POST', `/v1/reviews/${review.review_id}/override`, { token: outsider, body: { patch: {} } })).status).toBe(404);
+    expect((await h.request('GET', '/v1/reviews', { token: outsider })).body.items).toEqual([]);
+    expect((await h.request('POST', `/v1/reviews/${review.review_id}/override`, { token: member, body: {} })).status).toBe(422);
+    // Untouched by all of that.
+    expect((await h.request('GET', `/v1/reviews?job_id=${review.job_id}`, { token: member })).body.items[0].status).toBe('pending');
+  });
+});

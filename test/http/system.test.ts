@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+describe('root and health', () => {
+  it('describes the service at /', async () => {
+    const res = await h.request('GET', '/');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ name: 'Quire', version: 'test', api_version: '2.4.3', docs: '/docs', openapi: '/openapi.json' });
+  });
+
+  it('answers the probes', async () => {
+    expect((await h.request('GET', '/v1/health/live')).body).toEqual({ status: 'ok' });
+    expect((await h.request('GET', '/v1/health/ready')).status).toBe(200);
+    const health = await h.request('GET', '/v1/health');
+    expect(health.body).toMatchObject({ status: 'ok', database: 'ok', queue: { queued: 0, processing: 0 }, workers: 0 });
+  });
+
+  it('echoes a request id, or makes one', async () => {
+    const given = await h.request('GET', '/v1/health/live', { headers: { 'x-request-id': 'trace-123' } });
+    expect(given.headers.get('x-request-id')).toBe('trace-123');
+    const made = await h.request('GET', '/v1/health/live');
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents every one of the 124 operations in endpoints.txt', async () => {
+    const res = await h.request('GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.info.version).toBe('2.4.3');
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries(res.body.paths as Record<string, Record<string, unknown>>)) {
+      for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${path}`);
+    }
+    const expected = readFileSync(new URL('../../../shared/spec/endpoints.txt', import.meta.url), 'utf8').trim().split('\n');
+    expect(expected).toHaveLength(124);
+    const missing = expected.filter((line) => !documented.has(line));
+    expect(missing).toEqual([]);
+  });
+
+  it('serves browsable docs at /docs', async () => {
+    const res = await h.request('GET', '/docs/');
+    expect(res.status).toBe(200);
+    expect(String(res.body)).toContain('swagger');
+  });
+});
+
+describe('errors', () => {
+  it('answers unknown routes with 404 and a code', async () => {
+    const res = await h.request('GET', '/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'route_not_found' });
+  });
+
+  it('asks for a bearer token with WWW-Authenticate', async () => {
+    const res = await h.request('GET', '/v1/me');
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    expect(res.body).toEqual({ detail: expect.any(String), code: 'unauthorized' });
+    const bad = await h.request('GET', '/v1/me', { token: 'qs_not-a-real-token' });
+    expect(bad.status).toBe(401);
+  });
+
+  it('rejects malformed JSON as a 422 json_invalid', async () => {
+    const token = await h.adminToken();
+    const res = await h.request('POST', '/v1/templates', { token, raw: '{"name": ', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
+  });
+
+  it('rejects an unsupported content type with 415', async () => {
+    const token = await h.adminToken();
+    const res = await h.request('POST', '/v1/templates', { token, raw: 'name=x', headers: { 'content-type': 'text/csv' } });
+    expect(res.status).toBe(415);
+    expect(res.body.code).toBe('unsupported_media_type');
+  });
+
+  it('rejects an oversized JSON body with 413', async () => {
+    const token = await h.adminToken();
+    const huge = JSON.stringify({ name: 'x', json_schema: { pad: 'x'.repeat(3 * 1024 * 1024) } });
+    const res = await h.request('POST', '/v1/templates', { token, raw: huge, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe('payload_too_large');
+  });
+
+  it('validates planned operations and then answers 501 not_implemented', async () => {
+    const token = await h.adminToken();
+    const invalid = await h.request('PATCH', '/v1/admin/connections/con_x', { token, body: { name: 'Bad Name!', direction: 'sideways' } });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.detail).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ loc: ['body', 'name'], type: 'string_pattern_mismatch', input: 'Bad Name!' }),
+        expect.objectContaining({ loc: ['body', 'direction'], type: 'enum' }),
+      ]),
+    );
+    const valid = await h.request('PATCH', '/v1/admin/connections/con_x', { token, body: { name: 'sftp drop' } });
+    expect(valid.status).toBe(501);
+    expect(valid.body).toEqual({ detail: expect.any(String), code: 'not_implemented' });
+  });
+
+  it('gives an honest 501 to a multipart upload on a planned operation', async () => {
+    const token = await h.adminToken();
+    const form = new FormData();
+    form.append('file', new Blob(['hello']), 'hello.txt');
+    const res = await fetch(`${h.baseUrl}/v1/templates/classify`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    expect(res.status).toBe(501);
+  });
+});

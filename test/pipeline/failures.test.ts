@@ -1,0 +1,95 @@
+// Every failure code the pipeline can name, reached with a real file, and the page marked for
+// OCR instead of coming back silently empty.
+import { describe, expect, it } from 'vitest';
+import { type CanonicalOptions, PipelineError, runCanonical } from '../../src/pipeline/index.js';
+import { readData } from './data.js';
+
+async function failure(bytes: Uint8Array, options: CanonicalOptions = {}): Promise<PipelineError> {
+  try {
+    await runCanonical(bytes, options);
+  } catch (err) {
+    if (err instanceof PipelineError) return err;
+    throw err;
+  }
+  throw new Error('expected a PipelineError');
+}
+
+describe('failure codes', () => {
+  it('encrypted_document: a password-protected PDF', async () => {
+    const err = await failure(readData('pdf-realworld/pdfs/password-example.pdf'));
+    expect(err.code).toBe('encrypted_document');
+    expect(err.message).toMatch(/password/);
+  });
+
+  it('opens a PDF that is encrypted with an empty user password (owner restrictions only)', async () => {
+    const doc = await runCanonical(readData('pdf-realworld/pdfs/pr-138-example.pdf'));
+    expect(doc.pages).toHaveLength(2);
+    expect(doc.text.length).toBeGreaterThan(100);
+  });
+
+  it('corrupt_document: the first half of a real PDF', async () => {
+    const whole = readData('pdf-realworld/pdfs/scotus-transcript-p1.pdf');
+    const err = await failure(whole.subarray(0, whole.length >> 1));
+    expect(err.code).toBe('corrupt_document');
+    expect(err.message).toMatch(/upload it again/);
+  });
+
+  it('empty_document: a zero-byte file, a PDF whose only page is blank, a deck without slides', async () => {
+    expect((await failure(readData('pdf-realworld/pdfs/empty.pdf'))).code).toBe('empty_document');
+    expect((await failure(readData('pdf-realworld/pdfs/issue-297-example.pdf'))).code).toBe('empty_document');
+    expect((await failure(readData('pptx-python-pptx/files/tests-no-slides.pptx'))).code).toBe('empty_document');
+  });
+
+  it('unsupported_format: random bytes and a ZIP that is no presentation', async () => {
+    const random = new Uint8Array(2048).map((_, i) => (i * 31 + 7) % 256);
+    expect((await failure(random)).code).toBe('unsupported_format');
+    expect((await failure(readData('pdf-realworld/pdfs/issue-948.zip'))).code).toBe('unsupported_format');
+  });
+
+  it('page_cap_exceeded with all pages selected; a range within the cap and truncate both pass', async () => {
+    const pdf = readData('pdf-realworld/pdfs/federal-register-2020-17221.pdf'); // 15 pages
+    const err = await failure(pdf, { pdfMaxPages: 5 });
+    expect(err.code).toBe('page_cap_exceeded');
+    expect(err.message).toMatch(/15 pages, more than the limit of 5/);
+    expect((await runCanonical(pdf, { pdfMaxPages: 5, pageRange: '2-4' })).pages.map((p) => p.page_number)).toEqual([2, 3, 4]);
+    const truncated = await runCanonical(pdf, { pdfMaxPages: 5, pageCapPolicy: 'truncate' });
+    expect(truncated.pages.map((p) => p.page_number)).toEqual([1, 2, 3, 4, 5]);
+    expect(truncated.page_count).toBe(15);
+  });
+
+  it('invalid_page_range: pages past the end of the document', async () => {
+    const err = await failure(readData('invoice2data/compare/oyo.pdf'), { pageRange: '2-3' });
+    expect(err.code).toBe('invalid_page_range');
+  });
+
+  it('cancelled and timeout: checked between pages', async () => {
+    const pdf = readData('pdf-realworld/pdfs/chelsea_pdta.pdf'); // 65 pages
+    const controller = new AbortController();
+    const cancelled = await failure(pdf, { signal: controller.signal, onProgress: (done) => done === 3 && controller.abort() });
+    expect(cancelled.code).toBe('cancelled');
+    expect((await failure(pdf, { signal: AbortSignal.timeout(1) })).code).toBe('timeout');
+  });
+});
+
+describe('pages without a text layer', () => {
+  it('marks scanned pages needs_ocr instead of returning them empty', async () => {
+    const doc = await runCanonical(readData('pdf-realworld/pdfs/issue-203-decimalize.pdf'));
+    expect(doc.pages.length).toBeGreaterThan(0);
+    for (const page of doc.pages) expect(page.source).toBe('needs_ocr');
+    expect(doc.markdown).toMatch(/needs OCR/);
+  });
+
+  it('keeps the few real characters of a scan with a stamp, and still asks for OCR', async () => {
+    const doc = await runCanonical(readData('pdf-realworld/pdfs/malformed-from-issue-932.pdf'));
+    expect(doc.pages[0].source).toBe('needs_ocr');
+    expect(doc.text).toMatch(/2021/);
+  });
+
+  it('turns image uploads into pages that need OCR, sized in points', async () => {
+    const doc = await runCanonical(readData('invoice2data/compare/oyo.png'));
+    expect(doc.format).toBe('png');
+    expect(doc.pages).toHaveLength(1);
+    expect(doc.pages[0]).toMatchObject({ source: 'needs_ocr', blocks: [] });
+    expect(doc.pages[0].width).toBeGreaterThan(100);
+  });
+});

@@ -1,0 +1,58 @@
+// Text recovered from real vendor invoices: the invoice number and the amount that invoice2data's
+// maintainers validated (compare/*.json) must be in the canonical text, and labelled fields show
+// up as key-value pairs.
+import { describe, expect, it } from 'vitest';
+import { runCanonical } from '../../src/pipeline/index.js';
+import { listData, readData, readDataJson } from './data.js';
+
+interface Expected {
+  invoice_number: string | number;
+  amount?: number;
+  date?: string;
+}
+
+/** 4904.94 as it may be printed: 4904.94, 4,904.94, 4.904,94, 4 904,94 ... */
+function amountForms(n: number): string[] {
+  const [int, dec] = n.toFixed(2).split('.');
+  const grouped = (sep: string) => int.replace(/\B(?=(\d{3})+(?!\d))/g, sep);
+  const forms = new Set<string>();
+  for (const sep of ['', ',', '.', ' ']) for (const point of ['.', ',']) if (sep !== point) forms.add(`${grouped(sep)}${point}${dec}`.replace(/\s/g, ''));
+  if (dec === '00') for (const sep of ['', ',', '.']) forms.add(grouped(sep)); // "Rs 1939"
+  return [...forms];
+}
+
+const cases = listData('invoice2data/compare')
+  .filter((f) => f.endsWith('.json'))
+  .map((json) => {
+    const base = json.replace(/\.json$/, '');
+    const file = listData('invoice2data/compare').find((f) => f === `${base}.pdf`) ?? `${base}.txt`;
+    const raw = readDataJson<Expected | Expected[]>(`invoice2data/compare/${json}`);
+    return { file, expected: Array.isArray(raw) ? raw[0] : raw };
+  });
+
+describe('invoice2data: text recovered', () => {
+  it('covers the whole compare set (11 PDFs with expected values and one text invoice)', () => {
+    expect(cases.filter((c) => c.file.endsWith('.pdf'))).toHaveLength(11);
+    expect(cases.filter((c) => c.file.endsWith('.txt'))).toHaveLength(1);
+  });
+
+  it.each(cases)('$file carries its invoice number and amount', async ({ file, expected }) => {
+    const doc = await runCanonical(readData(`invoice2data/compare/${file}`));
+    const text = doc.text.replace(/\s+/g, '');
+    expect(text).toContain(String(expected.invoice_number).replace(/\s+/g, ''));
+    if (expected.amount !== undefined) expect(amountForms(expected.amount).some((f) => text.includes(f))).toBe(true);
+    expect(doc.pages.every((p) => p.source === 'text_layer' || p.source === 'plain_text')).toBe(true);
+  });
+
+  it('finds labelled fields as key-value pairs with boxes on the page', async () => {
+    const doc = await runCanonical(readData('invoice2data/compare/AmazonWebServices.pdf'));
+    const kvs = doc.pages.flatMap((p) => p.key_values);
+    const invoice = kvs.find((kv) => /invoice number/i.test(kv.key));
+    expect(invoice?.value).toContain('42183017');
+    const page = doc.pages[0];
+    for (const kv of kvs) {
+      expect(kv.value_bbox[0]).toBeGreaterThanOrEqual(kv.key_bbox[0]);
+      expect(kv.key_bbox[3]).toBeLessThanOrEqual(page.height);
+    }
+  });
+});

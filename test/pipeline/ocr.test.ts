@@ -1,0 +1,337 @@
+// OCR engines, preprocessing and selection on real scans from ../shared/data (ocr-text, sroie,
+// funsd, docling/ocr), plus the pure parts (DB post-processing, CTC decoding, TSV, selection
+// rules) on synthetic input. Error-rate bounds are set so that a broken engine fails them: no
+// output is CER 1.0, and dropping the spaces alone costs phototest about 0.17.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { comparable, DATA_DIR, dataAvailable, funsdSamples, ocrTextSamples, type OcrSample, sroieSamples } from '../../bench/ocr-data.js';
+import { renderPdfPagePng } from '../../src/pipeline/ingest/pdf/pdf-render.js';
+import { asOcrEngine, type PixelEngine } from '../../src/pipeline/ocr/engine.js';
+import { closeOcrEngines, getOcrEngine, ocrPage, OcrError, readOcrPolicy } from '../../src/pipeline/ocr/index.js';
+import { calibrated } from '../../src/pipeline/ocr/confidence.js';
+import { cer, editDistance, readingOrderText, wordRecall } from '../../src/pipeline/ocr/metrics.js';
+import { dbPostprocess } from '../../src/pipeline/ocr/paddle/db-postprocess.js';
+import { ctcGreedy, restoreSpaces, splitWords } from '../../src/pipeline/ocr/paddle/decode.js';
+import { PADDLE_RISK_DEFAULTS } from '../../src/pipeline/ocr/policy.js';
+import type { Prepared } from '../../src/pipeline/ocr/preprocess.js';
+import { mergeByRegion, selectOcr } from '../../src/pipeline/ocr/select.js';
+import { createTesseract, findNativeTesseract } from '../../src/pipeline/ocr/tesseract/index.js';
+import { resolveLanguages } from '../../src/pipeline/ocr/tesseract/languages.js';
+import { parseTsv } from '../../src/pipeline/ocr/tesseract/tsv.js';
+import type { OcrLine, OcrPage, PixelPage, RasterImage } from '../../src/pipeline/ocr/types.js';
+
+const SLOW = 180_000;
+const text = (p: OcrPage) => readingOrderText(p.lines);
+const byId = (list: OcrSample[], id: string) => list.find((s) => s.id === id)!;
+
+function expectWellFormed(page: OcrPage) {
+  expect(page.words.length).toBeGreaterThan(0);
+  expect(page.mean_confidence).toBeGreaterThan(0);
+  expect(page.mean_confidence).toBeLessThanOrEqual(1);
+  for (const w of page.words) {
+    expect(w.confidence).toBeGreaterThanOrEqual(0);
+    expect(w.confidence).toBeLessThanOrEqual(1);
+    const [x0, y0, x1, y1] = w.bbox;
+    expect(x0).toBeGreaterThanOrEqual(0);
+    expect(y0).toBeGreaterThanOrEqual(0);
+    expect(x1).toBeLessThanOrEqual(page.width);
+    expect(y1).toBeLessThanOrEqual(page.height);
+    expect(x1).toBeGreaterThan(x0);
+    expect(y1).toBeGreaterThan(y0);
+  }
+  for (const l of page.lines) expect(l.text).toBe(l.words.map((w) => w.text).join(' '));
+}
+
+describe('OCR building blocks', () => {
+  it('measures character error rate and word recall', () => {
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(cer('The quick  brown\nfox', 'The quick brown fox')).toBe(0);
+    expect(cer('', 'abc')).toBe(1);
+    expect(wordRecall('the fox the', 'the the the fox')).toBe(0.75);
+  });
+
+  it('finds a text region in a DB probability map and unclips it', () => {
+    const w = 100;
+    const h = 40;
+    const prob = new Float32Array(w * h);
+    for (let y = 15; y < 25; y++) for (let x = 20; x < 80; x++) prob[y * w + x] = 0.9;
+    const boxes = dbPostprocess(prob, w, h);
+    expect(boxes).toHaveLength(1);
+    const xs = boxes[0].quad.map((p) => p[0]);
+    const ys = boxes[0].quad.map((p) => p[1]);
+    // The 60 × 10 kernel grows by D = area × 1.6 / perimeter ≈ 6.9 on every side.
+    expect(Math.min(...xs)).toBeCloseTo(20 - 6.86, 0);
+    expect(Math.max(...xs)).toBeCloseTo(80 + 6.86, 0);
+    expect(Math.min(...ys)).toBeCloseTo(15 - 6.86, 0);
+    expect(boxes[0].score).toBeCloseTo(0.9, 5);
+    // Low-probability blobs are not text.
+    expect(dbPostprocess(new Float32Array(w * h).fill(0.35), w, h)).toHaveLength(0);
+  });
+
+  it('decodes CTC output with the space class and splits words with their extents', () => {
+    const charset = ['', 'a', 'b', ' '];
+    const seq = [1, 1, 0, 3, 2, 2, 0, 2];
+    const probs = new Float32Array(seq.length * 4);
+    seq.forEach((c, t) => (probs[t * 4 + c] = 0.9));
+    const chars = ctcGreedy(probs, seq.length, 4, charset);
+    expect(chars.map((c) => c.char).join('')).toBe('a bb');
+    const words = splitWords(chars, seq.length);
+    expect(words.map((w) => w.text)).toEqual(['a', 'bb']);
+    expect(words[0].from).toBe(0);
+    expect(words[1].to).toBe(1);
+    expect(words[0].to).toBeCloseTo(words[1].from, 5);
+  });
+
+  it('restores a space where a wide blank gap separates two characters', () => {
+    const columns = new Uint16Array(100).fill(5);
+    for (let x = 40; x < 60; x++) columns[x] = 0;
+    const chars = [
+      { char: 'a', step: 2, prob: 0.9 },
+      { char: 'b', step: 3, prob: 0.9 },
+      { char: 'c', step: 7, prob: 0.9 },
+    ];
+    const out = restoreSpaces(chars, { columns, textHeight: 30 }, 10, 100);
+    expect(out.map((c) => c.char).join('')).toBe('ab c');
+  });
+
+  it('parses tesseract TSV into lines of words with confidences in [0, 1]', () => {
+    const tsv = [
+      'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext',
+      '4\t1\t1\t1\t1\t0\t10\t10\t100\t20\t-1\t',
+      '5\t1\t1\t1\t1\t1\t10\t10\t40\t20\t96.5\tHello',
+      '5\t1\t1\t1\t1\t2\t60\t12\t50\t18\t80\tworld',
+      '5\t1\t1\t1\t2\t1\t10\t40\t30\t20\t50\t ',
+    ].join('\n');
+    const page = parseTsv(tsv, 200, 100);
+    expect(page.lines).toHaveLength(1);
+    expect(page.lines[0].text).toBe('Hello world');
+    expect(page.lines[0].bbox).toEqual([10, 10, 110, 30]);
+    expect(page.lines[0].words[0].confidence).toBe(calibrated('tesseract', 0.965));
+    expect(calibrated('tesseract', 0.965)).toBeGreaterThan(calibrated('tesseract', 0.8));
+    expect(calibrated('paddle', 0.9)).toBeLessThan(calibrated('tesseract', 0.9));
+  });
+
+  it('reads policy objects with defaults and ignores wrong types', () => {
+    const p = readOcrPolicy({ ocr_selection_mode: 'paddle_priority', ocr_priority_margin: 'x', language_policy: { ocr_languages: ['en', 'de'] }, preprocessing_policy: { deskew: false, max_upscale: 99 } });
+    expect(p.ocr_selection_mode).toBe('paddle_priority');
+    expect(p.ocr_priority_margin).toBe(0.1);
+    expect(p.languages).toEqual(['eng', 'deu']);
+    expect(p.preprocessing.deskew).toBe(false);
+    expect(p.preprocessing.max_upscale).toBe(4);
+    expect(readOcrPolicy({}).ocr_selection_mode).toBe('confidence_based');
+  });
+
+  it('rejects a language without installed data with a clear error', async () => {
+    expect(() => resolveLanguages(['xyz'])).toThrowError(OcrError);
+    expect(() => resolveLanguages(['../etc'])).toThrowError(/not available/);
+    const png = readFileSync(path.join(DATA_DIR, 'ocr-text', 'phototest-rotated-180.png'));
+    await expect(ocrPage(png, { languages: ['ita'] })).rejects.toMatchObject({ code: 'ocr_language_unavailable' });
+    await expect(getOcrEngine('tesseract').recognize(png, { languages: ['klingon'] })).rejects.toMatchObject({ code: 'ocr_language_unavailable' });
+  });
+});
+
+describe('selection rules', () => {
+  const line = (text: string, bbox: [number, number, number, number], confidence: number): OcrLine => ({ text, bbox, confidence, words: [{ text, bbox, confidence }] });
+  const fake = (name: 'tesseract' | 'paddle', page: PixelPage, calls: string[]): PixelEngine => ({
+    name,
+    backend: 'fake',
+    read: async () => {
+      calls.push(name);
+      return page;
+    },
+    close: async () => undefined,
+  });
+  const raster: RasterImage = { data: Buffer.alloc(1), width: 1, height: 1, channels: 1 };
+  const prepared = (overrides: Partial<Prepared> = {}): Prepared => ({
+    tesseract: raster,
+    paddle: raster,
+    quarters: 0,
+    skew: 0,
+    upscale: 1,
+    toOriented: (x, y) => [x, y],
+    orientedWidth: 100,
+    orientedHeight: 100,
+    signals: { contrast: 0.8, lineHeightPx: 30, uprightEvidence: 1 },
+    ...overrides,
+  });
+  const page = (lines: OcrLine[]): PixelPage => ({ width: 100, height: 100, lines });
+  const t = page([line('tess', [0, 0, 50, 10], 0.7)]);
+  const p = page([line('padd', [0, 0, 50, 10], 0.9)]);
+
+  it('priority mode keeps a confident page without consulting the other engine', async () => {
+    const calls: string[] = [];
+    const r = await selectOcr({ prepared: prepared(), engines: { tesseract: fake('tesseract', page([line('x', [0, 0, 5, 5], 0.95)]), calls), paddle: fake('paddle', p, calls) }, mode: 'tesseract_priority', margin: 0.1, risk: PADDLE_RISK_DEFAULTS, languages: ['eng'] });
+    expect(calls).toEqual(['tesseract']);
+    expect(r.decision).toMatchObject({ engine_used: 'tesseract', confidences: { tesseract: 0.95, paddle: null } });
+  });
+
+  it('priority mode consults the other engine on a doubtful page; it wins only beyond the margin', async () => {
+    const calls: string[] = [];
+    const engines = { tesseract: fake('tesseract', t, calls), paddle: fake('paddle', p, calls) };
+    const wins = await selectOcr({ prepared: prepared(), engines, mode: 'tesseract_priority', margin: 0.1, risk: PADDLE_RISK_DEFAULTS, languages: ['eng'] });
+    expect(calls).toEqual(['tesseract', 'paddle']);
+    expect(wins.decision).toMatchObject({ engine_used: 'paddle', confidences: { tesseract: 0.7, paddle: 0.9 } });
+    const keeps = await selectOcr({ prepared: prepared(), engines, mode: 'tesseract_priority', margin: 0.3, risk: PADDLE_RISK_DEFAULTS, languages: ['eng'] });
+    expect(keeps.decision.engine_used).toBe('tesseract');
+    expect(keeps.decision.reason).toMatch(/not more confident/);
+  });
+
+  it('a risk signal named by paddle_risk_policy makes a confident page doubtful', async () => {
+    const calls: string[] = [];
+    const engines = { tesseract: fake('tesseract', t, calls), paddle: fake('paddle', page([line('p', [0, 0, 5, 5], 0.99)]), calls) };
+    const r = await selectOcr({ prepared: prepared({ quarters: 2 }), engines, mode: 'paddle_priority', margin: 0.1, risk: PADDLE_RISK_DEFAULTS, languages: ['eng'] });
+    expect(calls).toEqual(['paddle', 'tesseract']);
+    expect(r.decision.risks).toEqual(['rotated_text']);
+    expect(r.decision.engine_used).toBe('paddle');
+    const off = await selectOcr({ prepared: prepared({ quarters: 2 }), engines, mode: 'paddle_priority', margin: 0.1, risk: { ...PADDLE_RISK_DEFAULTS, rotated_text: false }, languages: ['eng'] });
+    expect(off.decision.risks).toEqual([]);
+  });
+
+  it('confidence_based keeps the more confident reading per line region', () => {
+    const tp = page([line('top by tesseract', [0, 0, 90, 10], 0.95), line('bottom by tesseract', [0, 50, 90, 60], 0.6), line('noise', [0, 80, 10, 90], 0.2)]);
+    const pp = page([line('top', [0, 1, 40, 11], 0.8), line('by paddle', [45, 1, 90, 11], 0.8), line('bottom by paddle', [0, 51, 90, 61], 0.9)]);
+    const r = mergeByRegion(tp, pp);
+    expect(r.page.lines.map((l) => l.text).sort()).toEqual(['bottom by paddle', 'top by tesseract']);
+    expect(r.won).toEqual({ tesseract: 1, paddle: 1 });
+    // The page's more confident reader (paddle here) keeps a region unless beaten by the margin.
+    const strict = mergeByRegion(tp, pp, 0.2);
+    expect(strict.page.lines.map((l) => l.text).sort()).toEqual(['bottom by paddle', 'by paddle', 'top']);
+    expect(strict.won).toEqual({ tesseract: 0, paddle: 2 });
+  });
+});
+
+describe.runIf(dataAvailable())('OCR on real scans', () => {
+  afterAll(() => closeOcrEngines());
+  const ocrText = ocrTextSamples();
+  const phototest = byId(ocrText, 'phototest');
+
+  it.each(['tesseract', 'paddle'] as const)(
+    '%s reads phototest with boxes in page points',
+    async (name) => {
+      const page = await getOcrEngine(name).recognize(readFileSync(phototest.file), { languages: ['eng'] });
+      expectWellFormed(page);
+      // 640 × 480 pixels at 200 dpi.
+      expect(page.width).toBeCloseTo(230.4, 1);
+      expect(page.height).toBeCloseTo(172.8, 1);
+      expect(cer(text(page), phototest.truth)).toBeLessThan(0.06);
+      expect(wordRecall(text(page), phototest.truth)).toBeGreaterThan(0.85);
+      expect(text(page)).toContain('The quick brown dog jumped over the');
+      // With pageWidthPt the mapping follows the page, not the dpi.
+      const scaled = await getOcrEngine(name).recognize(readFileSync(phototest.file), { pageWidthPt: 640, pageHeightPt: 480 });
+      expect(scaled.width).toBe(640);
+      expect(scaled.words[0].bbox[0]).toBeCloseTo((page.words[0].bbox[0] * 200) / 72, 0);
+    },
+    SLOW,
+  );
+
+  it(
+    'tesseract.js (WASM) reads offline with the npm language data, like the native binary',
+    async () => {
+      const wasm = asOcrEngine(createTesseract('wasm'), () => ['eng']);
+      try {
+        const page = await wasm.recognize(readFileSync(phototest.file), { languages: ['eng'] });
+        expect(page.backend).toBe('tesseract.js');
+        expectWellFormed(page);
+        expect(cer(text(page), phototest.truth)).toBeLessThan(0.06);
+        if (findNativeTesseract()) {
+          const native = await getOcrEngine('tesseract').recognize(readFileSync(phototest.file), { languages: ['eng'] });
+          expect(native.backend).toMatch(/^native/);
+          expect(text(page)).toBe(text(native));
+        }
+      } finally {
+        await wasm.close();
+      }
+    },
+    SLOW,
+  );
+
+  it.each([
+    ['phototest-rotated-180', 180],
+    ['phototest-rotated-L', 90],
+    ['phototest-rotated-R', 270],
+  ] as const)(
+    'corrects the orientation of %s',
+    async (id, degrees) => {
+      const sample = byId(ocrText, id);
+      const r = await ocrPage(readFileSync(sample.file), { policy: { ocr_selection_mode: 'paddle_priority' } });
+      expect(r.preprocessing.rotation_degrees).toBe(degrees);
+      expect(r.page.rotation).toBe(degrees / 90);
+      // Upright page: 640 wide, 480 high, at 200 dpi.
+      expect(r.page.width).toBeCloseTo(230.4, 1);
+      expect(r.decision.risks).toContain('rotated_text');
+      expectWellFormed(r.page);
+      expect(cer(text(r.page), sample.truth)).toBeLessThan(0.06);
+    },
+    SLOW,
+  );
+
+  it(
+    'reads a rotated scanned PDF page (docling ocr_test_rotated_90) upright',
+    async () => {
+      const pdf = readFileSync(path.join(DATA_DIR, 'docling', 'ocr', 'sources', 'ocr_test_rotated_90.pdf'));
+      const png = await renderPdfPagePng(pdf, 1, 150);
+      const r = await ocrPage(png, { dpi: 150, policy: { ocr_selection_mode: 'paddle_priority' } });
+      expect([90, 270]).toContain(r.preprocessing.rotation_degrees);
+      expectWellFormed(r.page);
+      const truth = 'Docling bundles PDF document conversion to JSON and Markdown in an easy self contained package';
+      expect(cer(text(r.page), truth)).toBeLessThan(0.1);
+    },
+    SLOW,
+  );
+
+  it(
+    'loads several languages at once (eurotext: English, German, French, Spanish)',
+    async () => {
+      const sample = byId(ocrText, 'eurotext');
+      const page = await getOcrEngine('tesseract').recognize(readFileSync(sample.file), { languages: sample.languages });
+      expectWellFormed(page);
+      expect(cer(text(page), sample.truth)).toBeLessThan(0.1);
+      expect(text(page)).toMatch(/über den faulen Hund/);
+    },
+    SLOW,
+  );
+
+  const sroie = sroieSamples();
+  it.each([
+    ['000', 'confidence_based'],
+    ['006', 'tesseract_priority'],
+    ['012', 'paddle_priority'],
+  ] as const)(
+    'reads SROIE receipt %s with %s within 15 % CER',
+    async (id, mode) => {
+      const sample = byId(sroie, id);
+      const r = await ocrPage(readFileSync(sample.file), { policy: { ocr_selection_mode: mode } });
+      expectWellFormed(r.page);
+      expect(r.decision.mode).toBe(mode);
+      expect(r.decision.reason.length).toBeGreaterThan(10);
+      if (mode === 'confidence_based') {
+        expect(r.decision.confidences.tesseract).toBeGreaterThan(0);
+        expect(r.decision.confidences.paddle).toBeGreaterThan(0);
+        expect(r.decision.regions!.tesseract + r.decision.regions!.paddle).toBeGreaterThan(10);
+      } else {
+        const first = mode === 'tesseract_priority' ? 'tesseract' : 'paddle';
+        expect(r.decision.confidences[first]).toBeGreaterThan(0);
+      }
+      expect(r.page.source).toBe(r.decision.engine_used);
+      const hyp = comparable(sample, text(r.page));
+      expect(cer(hyp, sample.truth)).toBeLessThan(0.15);
+      expect(wordRecall(hyp, sample.truth)).toBeGreaterThan(0.6);
+    },
+    SLOW,
+  );
+
+  it(
+    'reads a noisy 100-dpi FUNSD form within 30 % CER',
+    async () => {
+      const sample = byId(funsdSamples(), '82092117');
+      const r = await ocrPage(readFileSync(sample.file), { policy: { ocr_selection_mode: 'confidence_based' } });
+      expectWellFormed(r.page);
+      // Low-resolution forms are enlarged before OCR.
+      expect(r.preprocessing.upscale).toBeGreaterThan(1);
+      expect(cer(text(r.page), sample.truth)).toBeLessThan(0.3);
+      expect(wordRecall(text(r.page), sample.truth)).toBeGreaterThan(0.5);
+    },
+    SLOW,
+  );
+});

@@ -1,0 +1,106 @@
+// PPTX against the mechanical ground truth of pptx-python-pptx (and docling's PPTX sample set):
+// slide text, tables cell by cell, and speaker notes in each pptx_notes_mode.
+import { describe, expect, it } from 'vitest';
+import { type CanonicalDocument, runCanonical } from '../../src/pipeline/index.js';
+import { toGrid } from '../../bench/lib/table-score.js';
+import { readData, readDataJson, squash } from './data.js';
+
+interface TruthSlide {
+  text_paragraphs: string[];
+  notes: string | null;
+  tables: string[][][];
+}
+type Truth = Record<string, { slide_count: number; slides: TruthSlide[] }>;
+
+const sets = [
+  { dir: 'pptx-python-pptx/files', truth: readDataJson<Truth>('pptx-python-pptx/extracted_ground_truth.json') },
+  { dir: 'docling/pptx/sources', truth: readDataJson<Truth>('docling/pptx/extracted_ground_truth.json') },
+];
+const decks = sets.flatMap(({ dir, truth }) =>
+  Object.entries(truth)
+    .filter(([, t]) => t.slide_count > 0)
+    .map(([file, t]) => ({ file, path: `${dir}/${file}`, truth: t })),
+);
+
+const pageText = (p: CanonicalDocument['pages'][number]) =>
+  squash([...p.blocks.map((b) => b.text), ...p.tables.flatMap((t) => t.cells.map((c) => c.text))].join(' '));
+
+describe('PPTX slide text and tables', () => {
+  it.each(decks)('$file: every paragraph and table of every slide', async ({ path, truth }) => {
+    const doc = await runCanonical(readData(path), { pptxNotesMode: 'off' });
+    expect(doc.format).toBe('pptx');
+    expect(doc.pages).toHaveLength(truth.slide_count);
+    truth.slides.forEach((slide, i) => {
+      const page = doc.pages[i];
+      expect(page.source).toBe('pptx');
+      const text = pageText(page);
+      for (const p of slide.text_paragraphs) expect(text).toContain(squash(p));
+      expect(page.tables.map((t) => toGrid(t).map((row) => row.map(squash)))).toEqual(slide.tables.map((t) => t.map((row) => row.map(squash))));
+    });
+  });
+
+  it('reads a slide in reading order: title first, then its shapes from the top', async () => {
+    const doc = await runCanonical(readData('docling/pptx/sources/powerpoint_sample.pptx'));
+    const slide2 = doc.pages[1].blocks.map((b) => `${b.type}:${b.text}`);
+    expect(slide2.slice(0, 3)).toEqual(['heading:Second slide title', 'paragraph:A rectangle shape with this text inside.', 'paragraph:Let’s introduce a list']);
+    expect(slide2).toContain('list_item:With foo');
+    expect(doc.markdown).toContain('- With foo\n- Bar\n- And baz things');
+    expect(doc.markdown).toContain('1. List item4\n2. List item5\n3. List item6');
+  });
+
+  it('sizes slides in points from presentation.xml and keeps shape boxes on the slide', async () => {
+    const doc = await runCanonical(readData('docling/pptx/sources/powerpoint_sample.pptx'));
+    expect(doc.pages[0]).toMatchObject({ width: 960, height: 540 }); // 12192000 x 6858000 EMU
+    const title = doc.pages[1].blocks[0];
+    expect(title.bbox[0]).toBeGreaterThanOrEqual(0);
+    expect(title.bbox[3]).toBeLessThanOrEqual(540);
+  });
+});
+
+describe('PPTX speaker notes by pptx_notes_mode', () => {
+  const notesDecks = decks.filter((d) => d.truth.slides.some((s) => s.notes));
+
+  it('the ground truth has notes in three decks', () => {
+    expect(notesDecks.map((d) => d.file).sort()).toEqual(['powerpoint_sample.pptx', 'prs-notes.pptx', 'sld-notes.pptx']);
+  });
+
+  it.each(notesDecks)('$file: margin puts each slide’s notes beside it, right of the slide', async ({ path, truth }) => {
+    const doc = await runCanonical(readData(path), { pptxNotesMode: 'margin' });
+    expect(doc.pages).toHaveLength(truth.slide_count);
+    truth.slides.forEach((slide, i) => {
+      const notes = doc.pages[i].blocks.filter((b) => b.type === 'notes');
+      if (!slide.notes) return expect(notes).toHaveLength(0);
+      expect(notes).toHaveLength(1);
+      expect(squash(notes[0].text)).toBe(squash(slide.notes));
+      expect(notes[0].bbox[0]).toBeGreaterThanOrEqual(doc.pages[i].width);
+    });
+  });
+
+  it.each(notesDecks)('$file: pages gives notes their own page after their slide', async ({ path, truth }) => {
+    const doc = await runCanonical(readData(path), { pptxNotesMode: 'pages' });
+    const withNotes = truth.slides.filter((s) => s.notes).length;
+    expect(doc.pages).toHaveLength(truth.slide_count + withNotes);
+    let at = 0;
+    for (const slide of truth.slides) {
+      expect(doc.pages[at].blocks.some((b) => b.type === 'notes')).toBe(false);
+      at++;
+      if (!slide.notes) continue;
+      const notesPage = doc.pages[at++];
+      expect(notesPage.blocks.map((b) => b.type)).toEqual(['notes']);
+      expect(squash(notesPage.blocks[0].text)).toBe(squash(slide.notes));
+    }
+    expect(doc.pages.map((p) => p.page_number)).toEqual(doc.pages.map((_, i) => i + 1));
+  });
+
+  it.each(notesDecks)('$file: off leaves notes out', async ({ path, truth }) => {
+    const doc = await runCanonical(readData(path), { pptxNotesMode: 'off' });
+    expect(doc.pages).toHaveLength(truth.slide_count);
+    expect(doc.pages.flatMap((p) => p.blocks).filter((b) => b.type === 'notes')).toHaveLength(0);
+    for (const slide of truth.slides) if (slide.notes) expect(squash(doc.text)).not.toContain(squash(slide.notes));
+  });
+
+  it('keeps line breaks of multi-line notes and renders them as a quote', async () => {
+    const doc = await runCanonical(readData('docling/pptx/sources/powerpoint_sample.pptx'), { pptxNotesMode: 'margin' });
+    expect(doc.markdown).toContain('> **Notes:** Final notes on the third slide.\n> Second line of notes.');
+  });
+});
