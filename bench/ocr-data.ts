@@ -48,7 +48,7 @@ export function ocrTextSamples(): OcrSample[] {
     s('phototest-rotated-180', 'phototest-rotated-180.png', phototest, ['eng'], 180),
     s('phototest-rotated-L', 'phototest-rotated-L.png', phototest, ['eng'], 90),
     s('phototest-rotated-R', 'phototest-rotated-R.png', phototest, ['eng'], 270),
-    s('eurotext', 'eurotext.tif', read('ocr-text', 'eurotext.txt'), ['eng', 'deu', 'fra', 'spa']),
+    s('eurotext', 'eurotext.tif', read('ocr-text', 'eurotext.txt'), ['deu', 'eng', 'fra', 'spa']),
     s('8087_054.3B', '8087_054.3B.tif', read('ocr-text', '8087_054.3B.txt')),
     s('8071_093.3B', '8071_093.3B.tif', read('ocr-text', '8071_093.3B.txt')),
   ];

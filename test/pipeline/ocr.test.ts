@@ -281,7 +281,7 @@ describe.runIf(dataAvailable())('OCR on real scans', () => {
   );
 
   it(
-    'loads several languages at once (eurotext: English, German, French, Spanish)',
+    'loads several languages at once (eurotext: German first, then English, French, Spanish)',
     async () => {
       const sample = byId(ocrText, 'eurotext');
       const page = await getOcrEngine('tesseract').recognize(readFileSync(sample.file), { languages: sample.languages });

@@ -2,11 +2,13 @@
 // CDN: tesseract.js downloads from jsdelivr whenever it is not handed the data itself.
 // We use the `4.0.0_best_int` models (LSTM only, integer weights: the ones tesseract.js picks by
 // default) for both backends, so tesseract.js and the native binary read with the same model.
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { gunzipSync } from 'node:zlib';
 import { OcrError } from '../errors.js';
 
@@ -68,7 +70,8 @@ export function nativeTessdataDir(languages: readonly string[]): Promise<string>
       for (const code of languages) {
         const target = path.join(dir, `${code}.traineddata`);
         if (existsSync(target)) continue;
-        const tmp = `${target}.${process.pid}.tmp`;
+        // Unique per thread too: worker threads share the pid and may unpack at the same moment.
+        const tmp = `${target}.${process.pid}.${threadId}.${randomUUID()}.tmp`;
         await writeFile(tmp, await readTraineddata(code));
         await rename(tmp, target);
       }
