@@ -26,6 +26,8 @@ export interface Config {
   jobLeaseSeconds: number;
   /** Longest one run of a job may take before it fails with `timeout`. */
   jobTimeoutSeconds: number;
+  /** Longest OCR of one page; a page over it is kept as `ocr_failed` and the job goes on. */
+  ocrPageTimeoutSeconds: number;
   /** Runs a job gets (crashes, lost workers, transient errors) before it fails for good. */
   jobMaxAttempts: number;
   /** How often each worker process looks for stale leases (under an advisory lock, so one at a time). */
@@ -61,7 +63,8 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_S3_REGION', default: '$AWS_REGION or us-east-1', description: 'region for QUIRE_BLOB_URL' },
   { name: 'QUIRE_S3_FORCE_PATH_STYLE', default: '1 when QUIRE_S3_ENDPOINT is set', description: 'path-style bucket addressing' },
   { name: 'QUIRE_JOB_LEASE_SECONDS', default: '30', description: 'lease of a claimed job; a worker that stops heartbeating loses it' },
-  { name: 'QUIRE_JOB_TIMEOUT_SECONDS', default: '600', description: 'longest one run of a job; then it fails with `timeout`' },
+  { name: 'QUIRE_JOB_TIMEOUT_SECONDS', default: '1800', description: 'longest one run of a job; then it fails with `timeout` (a 100-page scan takes ~10 minutes of OCR on one worker)' },
+  { name: 'QUIRE_OCR_PAGE_TIMEOUT_SECONDS', default: '120', description: 'longest OCR of one page; the page is kept as `ocr_failed` and the rest of the job goes on' },
   { name: 'QUIRE_JOB_MAX_ATTEMPTS', default: '3', description: 'runs a job gets (lost workers, transient errors) before it fails' },
   { name: 'QUIRE_RECOVERY_INTERVAL_SECONDS', default: '60', description: 'how often workers recover jobs whose lease expired' },
   { name: 'QUIRE_ADMIN_EMAIL', default: 'admin@quire.local', description: 'first platform admin, created on first start' },
@@ -111,7 +114,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     s3Region: text(env, 'QUIRE_S3_REGION') ?? text(env, 'AWS_REGION') ?? 'us-east-1',
     s3ForcePathStyle: env.QUIRE_S3_FORCE_PATH_STYLE ? flag(env, 'QUIRE_S3_FORCE_PATH_STYLE') : text(env, 'QUIRE_S3_ENDPOINT') !== null,
     jobLeaseSeconds: integer(env, 'QUIRE_JOB_LEASE_SECONDS', 30, 2),
-    jobTimeoutSeconds: integer(env, 'QUIRE_JOB_TIMEOUT_SECONDS', 600, 1),
+    jobTimeoutSeconds: integer(env, 'QUIRE_JOB_TIMEOUT_SECONDS', 1800, 1),
+    ocrPageTimeoutSeconds: integer(env, 'QUIRE_OCR_PAGE_TIMEOUT_SECONDS', 120, 1),
     jobMaxAttempts: integer(env, 'QUIRE_JOB_MAX_ATTEMPTS', 3, 1),
     recoveryIntervalSeconds: integer(env, 'QUIRE_RECOVERY_INTERVAL_SECONDS', 60, 1),
     adminEmail: text(env, 'QUIRE_ADMIN_EMAIL'),

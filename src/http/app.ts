@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
+import { PipelinePool } from '../queue/pipeline-pool.js';
 import { PolicyService } from '../domain/policy/policy.service.js';
 import type { App, AppContext, AppOptions } from './context.js';
 import { errorHandler } from './error-handler.js';
@@ -24,7 +25,9 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
   // A policy service the caller did not pass in is this app's own: it watches for changes made by
   // other processes while the app runs.
   const ownPolicy = options.policy ? null : new PolicyService(options.db);
-  const ctx: AppContext = { ...options, policy: options.policy ?? ownPolicy! };
+  // One thread serves the requests that run the pipeline; more would compete with the workers.
+  const ownPipeline = options.pipeline ? null : new PipelinePool(1);
+  const ctx: AppContext = { ...options, policy: options.policy ?? ownPolicy!, pipeline: options.pipeline ?? ownPipeline! };
   const app = Fastify({
     logger,
     // JSON bodies stay small; uploads go through multipart with their own limit.
@@ -60,6 +63,7 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
   });
   app.addHook('onRoute', (route) => enforceDeclaredPermission(route as never));
   if (ownPolicy) app.addHook('onClose', async () => ownPolicy.stop());
+  if (ownPipeline) app.addHook('onClose', async () => ownPipeline.stop());
 
   app.addSchema(ErrorResponse);
   app.addSchema(ValidationErrorResponse);

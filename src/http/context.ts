@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Permission, Principal } from '../domain/identity/principal.js';
 import type { PolicyService } from '../domain/policy/policy.service.js';
+import type { PipelinePool } from '../queue/pipeline-pool.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -16,10 +17,15 @@ export interface AppContext {
   workerCount: () => number;
   /** Tenant policy: reads, changes and the cached effective policy (buildApp makes one when not given). */
   policy: PolicyService;
+  /**
+   * Pipeline threads for work a request waits on (template tests): CPU-heavy parsing and OCR never
+   * run on the event loop. Jobs use the workers' own pool.
+   */
+  pipeline: PipelinePool;
 }
 
-/** What buildApp needs: the context, where the policy service is optional. */
-export type AppOptions = Omit<AppContext, 'policy'> & Partial<Pick<AppContext, 'policy'>>;
+/** What buildApp needs: the context, where the policy service and the request pipeline are optional. */
+export type AppOptions = Omit<AppContext, 'policy' | 'pipeline'> & Partial<Pick<AppContext, 'policy' | 'pipeline'>>;
 
 export type RouteModule = (app: App, ctx: AppContext) => void;
 

@@ -1,18 +1,22 @@
 // The canonical pipeline as a library: bytes in, canonical document out. No HTTP, database or
 // queue here; the job worker calls runCanonical (in a worker thread) and stores the results.
 import { assemble } from './canonical/assemble.js';
-import type { CanonicalDocument } from './canonical/model.js';
+import type { CanonicalDocument, DocumentFormat } from './canonical/model.js';
 import { PipelineError, corruptDocument, isPipelineError } from './ingest/errors.js';
 import { type PageSpan, parsePageRange } from './ingest/page-range.js';
 import type { PageCapPolicy } from './ingest/page-plan.js';
 import { discardPdfium } from './ingest/pdf/pdfium.js';
-import { renderPdfPagePng } from './ingest/pdf/pdf-render.js';
+import { imageFrameRgb, renderImageFramePng } from './ingest/image-frames.js';
+import { OCR_RENDER_DPI, type OcrReport, type OcrStageOptions, type PageRaster, ocrSourcePages } from './ingest/ocr-pages.js';
+import { openPdf } from './ingest/pdf/pdf-document.js';
+import { renderPdfPagePng, renderPdfPageRgb } from './ingest/pdf/pdf-render.js';
 import { readPdf } from './ingest/pdf/read-pdf.js';
 import { type NotesMode, readPptx } from './ingest/pptx/read-pptx.js';
 import { checkAborted } from './ingest/progress.js';
 import { readImage } from './ingest/read-image.js';
 import { readText } from './ingest/read-text.js';
 import { sniff } from './ingest/sniff.js';
+import type { SourcePage } from './ingest/source-page.js';
 
 export type { BBox, Block, CanonicalDocument, KeyValue, Line, Page, PageSource, Table, TableCell, Word } from './canonical/model.js';
 export { type CanonicalJson, toCanonicalJson } from './canonical/serialize.js';
@@ -21,45 +25,63 @@ export { parsePageRange, type PageSpan } from './ingest/page-range.js';
 export { sniff, type Sniffed } from './ingest/sniff.js';
 export type { NotesMode } from './ingest/pptx/read-pptx.js';
 export type { PageCapPolicy } from './ingest/page-plan.js';
+export type { OcrFailedPage, OcrPageRecord, OcrReport, OcrStageOptions } from './ingest/ocr-pages.js';
+export { settleAbandonedOcr } from './ingest/ocr-pages.js';
 
 export interface CanonicalOptions {
-  /** "1-3,7" or already-parsed spans; 1-based, applies to PDF pages, slides and text pages. */
+  /** "1-3,7" or already-parsed spans; 1-based, applies to PDF pages, slides, image frames and text pages. */
   pageRange?: string | PageSpan[];
-  /** PDF page cap (the tenant's pdf_max_pages). */
+  /** Page cap (the tenant's pdf_max_pages), for PDF pages and image frames. */
   pdfMaxPages?: number;
   /** Over the cap: fail with page_cap_exceeded (default) or process the first pdfMaxPages pages. */
   pageCapPolicy?: PageCapPolicy;
   pptxNotesMode?: NotesMode;
+  /**
+   * OCR for pages without a usable text layer and for images. Absent: such pages stay
+   * `needs_ocr` (fast library use); jobs always pass it.
+   */
+  ocr?: OcrStageOptions;
   onProgress?: (done: number, total: number) => void;
   /** Checked between pages; an abort ends the run with `cancelled` (or `timeout` for AbortSignal.timeout). */
   signal?: AbortSignal;
 }
 
+/** The canonical document plus how its OCR went (null when no page needed OCR or OCR was off). */
+export interface CanonicalRun extends CanonicalDocument {
+  ocr: OcrReport | null;
+  /** With `ocr.judge`: the same document from each page's second reading (judge mode). */
+  judge: CanonicalDocument | null;
+}
+
 /** Throws PipelineError with a spec/decisions.md failure code for every failure it can name. */
-export async function runCanonical(bytes: Uint8Array, options: CanonicalOptions = {}): Promise<CanonicalDocument> {
+export async function runCanonical(bytes: Uint8Array, options: CanonicalOptions = {}): Promise<CanonicalRun> {
   const { format } = sniff(bytes);
   const pageRange = typeof options.pageRange === 'string' ? parsePageRange(options.pageRange) : options.pageRange;
   checkAborted(options.signal);
+  const plan = { pageRange, pdfMaxPages: options.pdfMaxPages, pageCapPolicy: options.pageCapPolicy };
   try {
     switch (format) {
       case 'pdf': {
-        const read = await readPdf(bytes, { ...options, pageRange });
-        return assemble(format, read.pageCount, read.pages);
+        // With OCR on, progress comes from the OCR stage: reading text layers is the quick part.
+        const read = await readPdf(bytes, { ...plan, signal: options.signal, onProgress: options.ocr ? undefined : options.onProgress });
+        const { pages, judgePages, report } = await withOcr(read.pages, options, () => pdfRasters(bytes));
+        return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages) };
       }
       case 'pptx': {
         const read = readPptx(bytes, { notesMode: options.pptxNotesMode, pageRange });
         options.onProgress?.(read.pages.length, read.pages.length);
-        return assemble(format, read.pageCount, read.pages);
+        return { ...assemble(format, read.pageCount, read.pages), ocr: null, judge: sameReading(options, format, read.pageCount, read.pages) };
       }
       case 'text': {
         const read = readText(bytes, pageRange);
         options.onProgress?.(read.pages.length, read.pages.length);
-        return assemble(format, read.pageCount, read.pages);
+        return { ...assemble(format, read.pageCount, read.pages), ocr: null, judge: sameReading(options, format, read.pageCount, read.pages) };
       }
       default: {
-        const read = await readImage(bytes, pageRange);
-        options.onProgress?.(read.pages.length, read.pages.length);
-        return assemble(format, read.pageCount, read.pages);
+        const read = await readImage(bytes, plan);
+        const { pages, judgePages, report } = await withOcr(read.pages, options, async () => ({ rasterOf: (page) => imageRaster(bytes, page), close: () => undefined }));
+        if (!options.ocr) options.onProgress?.(read.pages.length, read.pages.length);
+        return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages) };
       }
     }
   } catch (err) {
@@ -67,10 +89,62 @@ export async function runCanonical(bytes: Uint8Array, options: CanonicalOptions 
   }
 }
 
-/** A page of a PDF as PNG at `dpi` (default 144: sharp on screens without being huge). */
-export async function renderPagePng(bytes: Uint8Array, pageNumber: number, options: { dpi?: number } = {}): Promise<Buffer> {
-  if (sniff(bytes).format !== 'pdf') throw new PipelineError('unsupported_format', 'Only PDF pages can be rendered.');
-  return renderPdfPagePng(bytes, pageNumber, options.dpi);
+interface RasterSource {
+  rasterOf: (page: SourcePage) => Promise<PageRaster>;
+  close: () => void;
+}
+
+/** PPTX and text have no second, independent reading: in judge mode the judge reads the same pages. */
+function sameReading(options: CanonicalOptions, format: DocumentFormat, pageCount: number, pages: SourcePage[]): CanonicalDocument | null {
+  return options.ocr?.judge ? assemble(format, pageCount, pages) : null;
+}
+
+/** Runs the OCR stage when it is on and some page needs it (or judge mode reads every page); opens the page source only then. */
+async function withOcr(pages: SourcePage[], options: CanonicalOptions, open: () => Promise<RasterSource>) {
+  if (!options.ocr || !(options.ocr.judge || pages.some((p) => p.source === 'needs_ocr'))) return { pages, judgePages: null, report: null };
+  const source = await open();
+  try {
+    return await ocrSourcePages(pages, source.rasterOf, { ...options.ocr, signal: options.signal, onProgress: options.onProgress });
+  } finally {
+    source.close();
+  }
+}
+
+/** PDF pages rendered at OCR_RENDER_DPI from one open document. */
+async function pdfRasters(bytes: Uint8Array): Promise<RasterSource> {
+  const doc = await openPdf(bytes);
+  return {
+    rasterOf: async (page) => ({
+      ...renderPdfPageRgb(doc, page.page_number - 1, OCR_RENDER_DPI),
+      pageWidthPt: page.width,
+      pageHeightPt: page.height,
+      dpi: OCR_RENDER_DPI,
+    }),
+    close: () => doc.close(),
+  };
+}
+
+/** An image frame at its own resolution, measured in points like read-image.ts does. */
+async function imageRaster(bytes: Uint8Array, page: SourcePage): Promise<PageRaster> {
+  const frame = await imageFrameRgb(bytes, page.page_number - 1);
+  const k = 72 / (frame.density ?? 72);
+  return { data: frame.data, width: frame.width, height: frame.height, channels: 3, pageWidthPt: frame.width * k, pageHeightPt: frame.height * k, ...(frame.density ? { dpi: frame.density } : {}) };
+}
+
+/**
+ * A page of a PDF or an image file as PNG at `dpi` (default 144: sharp on screens without being
+ * huge). `quarterTurns` turns it clockwise, to match a page whose OCR corrected its orientation.
+ */
+export async function renderPagePng(bytes: Uint8Array, pageNumber: number, options: { dpi?: number; quarterTurns?: number; widthPt?: number } = {}): Promise<Buffer> {
+  const { format } = sniff(bytes);
+  const dpi = options.dpi ?? 144;
+  if (format === 'pdf') return renderPdfPagePng(bytes, pageNumber, dpi, options.quarterTurns ?? 0);
+  if (format === 'png' || format === 'jpeg' || format === 'tiff' || format === 'webp') {
+    // The page's width in points as displayed before any OCR turn (what read-image.ts measured).
+    const widthPt = options.widthPt ?? (await readImage(bytes, { pageRange: [{ from: pageNumber, to: pageNumber }] })).pages[0]!.width;
+    return renderImageFramePng(bytes, pageNumber - 1, (widthPt * dpi) / 72, options.quarterTurns ?? 0);
+  }
+  throw new PipelineError('unsupported_format', 'Only PDF pages and images can be rendered.');
 }
 
 /**

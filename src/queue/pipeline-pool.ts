@@ -6,6 +6,8 @@ import { Worker } from 'node:worker_threads';
 import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
 const ABORT_GRACE_MS = 5_000;
+/** How long a stopping thread may take to free its OCR engines (a page's inference finishing). */
+const CLOSE_GRACE_MS = 30_000;
 
 export class PipelineFailure extends Error {
   constructor(
@@ -69,7 +71,7 @@ class PipelineThread {
         this.busy = false;
       };
       const onMessage = (message: FromThread) => {
-        if (message.id !== id) return;
+        if (message.id !== id || message.type === 'closed') return;
         if (message.type === 'progress') return options.onProgress?.(message.done, message.total);
         cleanup();
         if (message.type === 'done') resolve(message.output);
@@ -104,10 +106,26 @@ class PipelineThread {
     });
   }
 
+  /** Lets the thread free its engines (an inference in flight finishes first), then ends it. */
   async stop(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
-    await worker?.terminate();
+    if (!worker) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, CLOSE_GRACE_MS);
+      const onMessage = (message: FromThread) => {
+        if (message.type !== 'closed') return;
+        clearTimeout(timer);
+        resolve();
+      };
+      worker.on('message', onMessage);
+      worker.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      worker.postMessage({ type: 'close', id: 0 } satisfies ToThread);
+    });
+    await worker.terminate();
   }
 }
 
@@ -119,16 +137,30 @@ function abortFailure(kind: AbortKind): PipelineFailure {
 
 export class PipelinePool {
   private readonly threads: PipelineThread[];
+  /** Callers waiting for a free thread, first come first served. */
+  private readonly waiting: (() => void)[] = [];
 
+  /** Threads start on first use, so an idle pool costs nothing. */
   constructor(readonly size: number) {
     this.threads = Array.from({ length: Math.max(1, size) }, () => new PipelineThread());
   }
 
-  run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
-    // One thread per worker loop: a free one always exists while callers respect `size`.
-    const thread = this.threads.find((t) => !t.busy);
-    if (!thread) return Promise.reject(new PipelineFailure('internal_error', 'No pipeline thread is free. Retry the job.', true));
-    return thread.run(task, options);
+  /**
+   * Runs `task` on a free thread. Worker loops own one thread each, so they never wait; callers
+   * sharing a small pool (synchronous template tests) queue until a thread is free.
+   */
+  async run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
+    let thread = this.threads.find((t) => !t.busy);
+    while (!thread) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      if (options.signal.aborted) throw abortFailure(options.abortKind());
+      thread = this.threads.find((t) => !t.busy);
+    }
+    try {
+      return await thread.run(task, options);
+    } finally {
+      this.waiting.shift()?.();
+    }
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,6 @@
 // The messages between a worker loop and its pipeline thread (pipeline-thread.ts).
-import type { CanonicalJson } from '../pipeline/index.js';
+import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
+import type { CanonicalJson, OcrReport, OcrStageOptions } from '../pipeline/index.js';
 
 export interface PipelineTask {
   bytes: Uint8Array;
@@ -7,7 +8,9 @@ export interface PipelineTask {
   pdfMaxPages?: number;
   pageCapPolicy?: 'fail' | 'truncate';
   pptxNotesMode?: 'margin' | 'pages' | 'off';
-  /** Page images for the console (PDF only); null = none. */
+  /** OCR of pages without a usable text layer and of images (the tenant's OCR policy). */
+  ocr: OcrStageOptions | null;
+  /** Page images for the console (PDF pages and image frames); null = none. */
   renderDpi: number | null;
 }
 
@@ -15,14 +18,33 @@ export interface PipelineOutput {
   format: string;
   pageCount: number;
   canonical: CanonicalJson;
+  ocr: OcrReport | null;
+  /** Judge mode: the document from each page's second reading. */
+  judgeCanonical: CanonicalJson | null;
   images: { pageNumber: number; png: Uint8Array }[];
 }
 
 export type AbortKind = 'cancelled' | 'timeout';
 
-export type ToThread = { type: 'run'; id: number; task: PipelineTask } | { type: 'abort'; id: number; kind: AbortKind };
+export type ToThread =
+  | { type: 'run'; id: number; task: PipelineTask }
+  | { type: 'abort'; id: number; kind: AbortKind }
+  /** Free the OCR engines (after any inference in flight), then answer `closed`. */
+  | { type: 'close'; id: 0 };
 
 export type FromThread =
   | { type: 'progress'; id: number; done: number; total: number }
   | { type: 'done'; id: number; output: PipelineOutput }
-  | { type: 'failed'; id: number; code: string; message: string; internal: boolean };
+  | { type: 'failed'; id: number; code: string; message: string; internal: boolean }
+  | { type: 'closed'; id: 0 };
+
+/** The tenant policy fields the OCR stage reads (docs/ocr.md). */
+export function ocrPolicyOf(policy: EffectivePolicy): NonNullable<OcrStageOptions['policy']> {
+  return {
+    ocr_selection_mode: policy.ocr_selection_mode,
+    ocr_priority_margin: policy.ocr_priority_margin,
+    language_policy: policy.language_policy,
+    preprocessing_policy: policy.preprocessing_policy,
+    paddle_risk_policy: policy.paddle_risk_policy,
+  };
+}

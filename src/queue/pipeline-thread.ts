@@ -1,10 +1,14 @@
 // Runs inside a worker thread: the CPU-heavy pipeline (parsing, layout, page rendering) happens
 // here so the process's event loop keeps serving HTTP and heartbeating leases meanwhile.
 import { parentPort } from 'node:worker_threads';
-import { PipelineError, isPipelineError, renderPagePng, runCanonical, toCanonicalJson } from '../pipeline/index.js';
+import { PipelineError, isPipelineError, renderPagePng, runCanonical, settleAbandonedOcr, toCanonicalJson } from '../pipeline/index.js';
+import { closeOcrEngines } from '../pipeline/ocr/index.js';
 import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
 const port = parentPort!;
+/** Within the pool's CLOSE_GRACE_MS: abandoned OCR work gets this long to finish before the thread ends. */
+const CLOSE_WAIT_MS = 20_000;
+const RENDERED_FORMATS = new Set(['pdf', 'png', 'jpeg', 'tiff', 'webp']);
 const running = new Map<number, AbortController>();
 
 function reasonFor(kind: AbortKind): Error {
@@ -19,20 +23,32 @@ async function run(id: number, task: PipelineTask, signal: AbortSignal): Promise
     ...(task.pdfMaxPages ? { pdfMaxPages: task.pdfMaxPages } : {}),
     ...(task.pageCapPolicy ? { pageCapPolicy: task.pageCapPolicy } : {}),
     ...(task.pptxNotesMode ? { pptxNotesMode: task.pptxNotesMode } : {}),
+    ...(task.ocr ? { ocr: task.ocr } : {}),
     signal,
     onProgress: (done, total) => port.postMessage({ type: 'progress', id, done, total } satisfies FromThread),
   });
   const images: PipelineOutput['images'] = [];
-  if (task.renderDpi && doc.format === 'pdf') {
+  if (task.renderDpi && RENDERED_FORMATS.has(doc.format)) {
+    // A page whose OCR turned it is drawn turned too, so evidence boxes land on the right pixels.
+    const turns = new Map(doc.ocr?.pages.map((p) => [p.page_number, p.preprocessing.rotation_degrees / 90]) ?? []);
     for (const page of doc.pages) {
       if (signal.aborted) throw signal.reason;
-      images.push({ pageNumber: page.page_number, png: new Uint8Array(await renderPagePng(bytes, page.page_number, { dpi: task.renderDpi })) });
+      const png = await renderPagePng(bytes, page.page_number, { dpi: task.renderDpi, quarterTurns: turns.get(page.page_number) ?? 0, widthPt: page.width });
+      images.push({ pageNumber: page.page_number, png: new Uint8Array(png) });
     }
   }
-  return { format: doc.format, pageCount: doc.page_count, canonical: toCanonicalJson(doc), images };
+  return { format: doc.format, pageCount: doc.page_count, canonical: toCanonicalJson(doc), ocr: doc.ocr, judgeCanonical: doc.judge && toCanonicalJson(doc.judge), images };
 }
 
 port.on('message', (message: ToThread) => {
+  if (message.type === 'close') {
+    // Terminating a thread while onnxruntime runs an inference takes the whole process down:
+    // the engines are closed first (paddle waits for its page in flight), then the pool ends us.
+    void settleAbandonedOcr(CLOSE_WAIT_MS)
+      .then(() => closeOcrEngines())
+      .finally(() => port.postMessage({ type: 'closed', id: 0 } satisfies FromThread));
+    return;
+  }
   if (message.type === 'abort') {
     running.get(message.id)?.abort(reasonFor(message.kind));
     return;

@@ -3,7 +3,7 @@
 // no `entities` or `extraction` key appears without a real stage behind it, and what Quire did
 // not do (auto-classification, for now) is said plainly in `engine.unavailable`.
 import type { Job } from '../db/documents-schema.js';
-import type { CanonicalJson } from '../pipeline/index.js';
+import type { CanonicalJson, OcrReport } from '../pipeline/index.js';
 import type { ExtractionResult } from '../pipeline/extract/index.js';
 import { VERSION } from '../version.js';
 
@@ -13,6 +13,8 @@ export interface RunFacts {
   pageImages: number;
   /** Re-extraction reused the stored canonical output instead of reading the file. */
   reusedCanonical: boolean;
+  /** How the OCR stage went (per-page engine decisions, failed pages); null when no page needed it. */
+  ocr?: OcrReport | null;
 }
 
 /** What the entity and extraction stages produced (see run-job.ts extractStage). */
@@ -36,13 +38,14 @@ export function buildResult(job: Pick<Job, 'processing_mode' | 'template_id' | '
   result.engine = {
     name: 'quire',
     version: VERSION,
-    stages: ['ingest', 'layout', 'canonical', ...stage.stages],
+    stages: ['ingest', ...(facts.ocr ? ['ocr'] : []), 'layout', 'canonical', ...stage.stages],
     format: facts.format,
     page_count: facts.pageCount,
     pages_processed: canonical.pages.length,
     page_range: job.page_range,
     page_images: facts.pageImages,
     reused_canonical: facts.reusedCanonical,
+    ...(facts.ocr ? { ocr: facts.ocr } : {}),
     ...(stage.notes ?? {}),
     ...(stage.unavailable?.length ? { unavailable: stage.unavailable } : {}),
   };

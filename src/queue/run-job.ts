@@ -10,12 +10,13 @@ import { findCanonicalArtifact } from '../domain/documents/jobs.repository.js';
 import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
 import type { PolicyService } from '../domain/policy/policy.service.js';
 import { templateForRun } from '../domain/templates/templates.service.js';
-import type { CanonicalJson } from '../pipeline/index.js';
+import type { CanonicalJson, OcrReport } from '../pipeline/index.js';
 import { type DecisionStatus, runEntities, runExtraction } from '../pipeline/extract/index.js';
 import { storeBytes } from '../storage/blob-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { type NewArtifact, heartbeat, release, settle } from './lease.js';
 import { PipelineFailure, type PipelinePool } from './pipeline-pool.js';
+import { ocrPolicyOf } from './pipeline-task.js';
 import { CLASSIFICATION_UNAVAILABLE, type StageOutput, buildResult } from './result.js';
 
 export interface RunDeps {
@@ -98,6 +99,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     let format: string | null = null;
     let pageCount: number | null = job.page_count;
     let artifacts: NewArtifact[] | undefined;
+    let ocr: OcrReport | null = null;
     const stored = job.run_kind === 'reextract' ? await findCanonicalArtifact(db, job.tenant_id, job.id) : undefined;
     if (stored) {
       canonical = JSON.parse((await deps.blobs.readAll(stored.sha256)).toString('utf8')) as CanonicalJson;
@@ -113,6 +115,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
           pdfMaxPages: policy.pdf_max_pages,
           pageCapPolicy: job.page_cap_policy,
           pptxNotesMode: policy.pptx_notes_mode,
+          ocr: { policy: ocrPolicyOf(policy), pageTimeoutMs: config.ocrPageTimeoutSeconds * 1000 },
           renderDpi: PAGE_IMAGE_DPI,
         },
         {
@@ -127,6 +130,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       canonical = output.canonical;
       format = output.format;
       pageCount = output.pageCount;
+      ocr = output.ocr;
       artifacts = await storeArtifacts(deps, job, output.canonical, output.images);
     }
     await checkpoint();
@@ -140,6 +144,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
         pageCount,
         pageImages: artifacts ? artifacts.filter((a) => a.kind === 'page_image').length : 0,
         reusedCanonical: !!stored,
+        ocr,
       },
       stage.output,
     );

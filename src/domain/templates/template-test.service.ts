@@ -5,7 +5,10 @@ import type { Db } from '../../db/database.js';
 import { findJob } from '../documents/jobs.repository.js';
 import type { EffectivePolicy } from '../policy/policy.registry.js';
 import { ApiError, conflict, notFound, validationError } from '../../http/errors.js';
-import { type CanonicalJson, isPipelineError, runCanonical, toCanonicalJson } from '../../pipeline/index.js';
+import type { Config } from '../../config.js';
+import type { CanonicalJson } from '../../pipeline/index.js';
+import { PipelineFailure, type PipelinePool } from '../../queue/pipeline-pool.js';
+import { ocrPolicyOf } from '../../queue/pipeline-task.js';
 import { type ExtractionTemplate, runExtraction } from '../../pipeline/extract/index.js';
 import type { Principal } from '../identity/principal.js';
 
@@ -14,17 +17,24 @@ export type TestInput = { kind: 'file'; bytes: Uint8Array; filename: string | nu
 /** A test answers within this time or fails with 422 (split the document or send a page_range). */
 export const TEST_TIMEOUT_MS = 60_000;
 
+/** A document the pipeline could not read is the request's problem (4xx); anything else is ours. */
 function documentProblem(err: unknown): unknown {
-  if (!isPipelineError(err)) return err;
+  if (!(err instanceof PipelineFailure) || err.internal) return err;
   if (err.code === 'unsupported_format') return new ApiError(415, 'unsupported_format', err.message);
   if (err.code === 'invalid_page_range') return validationError([{ loc: ['body', 'page_range'], msg: err.message, type: 'value_error' }]);
-  if (err.code === 'internal_error') return err;
   return validationError([{ loc: ['body', 'file'], msg: err.message, type: err.code }]);
 }
 
-async function canonicalOf(db: Db, principal: Principal, policy: EffectivePolicy, input: TestInput) {
+export interface TestDeps {
+  db: Db;
+  config: Config;
+  /** The app's request pipeline: parsing and OCR run on a thread, not in the request handler. */
+  pipeline: PipelinePool;
+}
+
+async function canonicalOf(deps: TestDeps, principal: Principal, policy: EffectivePolicy, input: TestInput) {
   if (input.kind === 'job') {
-    const job = await findJob(db, principal.tenantId, input.jobId);
+    const job = await findJob(deps.db, principal.tenantId, input.jobId);
     if (!job || job.deleted_at) throw notFound(`Job ${input.jobId}`);
     const canonical = (job.result as { canonical?: CanonicalJson } | null)?.canonical;
     if (!canonical) {
@@ -34,29 +44,36 @@ async function canonicalOf(db: Db, principal: Principal, policy: EffectivePolicy
   }
   const started = performance.now();
   try {
-    const doc = await runCanonical(input.bytes, {
-      ...(input.pageRange ? { pageRange: input.pageRange } : {}),
-      pdfMaxPages: policy.pdf_max_pages,
-      pageCapPolicy: 'fail',
-      pptxNotesMode: policy.pptx_notes_mode,
-      signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
-    });
+    const output = await deps.pipeline.run(
+      {
+        bytes: input.bytes,
+        ...(input.pageRange ? { pageRange: input.pageRange } : {}),
+        pdfMaxPages: policy.pdf_max_pages,
+        pageCapPolicy: 'fail',
+        pptxNotesMode: policy.pptx_notes_mode,
+        ocr: { policy: ocrPolicyOf(policy), pageTimeoutMs: deps.config.ocrPageTimeoutSeconds * 1000 },
+        renderDpi: null,
+      },
+      { signal: AbortSignal.timeout(TEST_TIMEOUT_MS), abortKind: () => 'timeout' },
+    );
     return {
-      canonical: toCanonicalJson(doc),
-      source: { kind: 'file' as const, job_id: null, filename: input.filename, page_count: doc.page_count, pages_processed: doc.pages.length, format: doc.format },
+      canonical: output.canonical,
+      source: { kind: 'file' as const, job_id: null, filename: input.filename, page_count: output.pageCount, pages_processed: output.canonical.pages.length, format: output.format },
       ms: performance.now() - started,
+      ocr: output.ocr,
     };
   } catch (err) {
     throw documentProblem(err);
   }
 }
 
-export async function testTemplate(db: Db, principal: Principal, policy: EffectivePolicy, template: ExtractionTemplate, input: TestInput) {
-  const { canonical, source, ms } = await canonicalOf(db, principal, policy, input);
+export async function testTemplate(deps: TestDeps, principal: Principal, policy: EffectivePolicy, template: ExtractionTemplate, input: TestInput) {
+  const read = await canonicalOf(deps, principal, policy, input);
+  const { canonical, source, ms } = read;
   const started = performance.now();
   const { entities, extraction, decision } = runExtraction(canonical, template, policy);
   const extractionMs = performance.now() - started;
-  const needsOcr = canonical.pages.filter((p) => p.source === 'needs_ocr').map((p) => p.page_number);
+  const failed = ('ocr' in read ? read.ocr?.failed_pages : undefined) ?? [];
   return {
     template_id: template.id,
     template_version: template.version,
@@ -66,7 +83,7 @@ export async function testTemplate(db: Db, principal: Principal, policy: Effecti
     thresholds: decision.thresholds,
     extraction,
     entities,
-    warnings: needsOcr.length ? [`Pages ${needsOcr.join(', ')} have no text layer and were not OCR'd in this test; their text is missing from the result.`] : [],
+    warnings: failed.map((f) => `OCR failed on page ${f.page_number} (${f.message}); its text is missing from the result.`),
     timings_ms: { canonical: Math.round(ms), extraction: Math.round(extractionMs) },
   };
 }

@@ -157,7 +157,7 @@ function registerTests(app: App, ctx: Parameters<RouteModule>[1]): void {
           if (!template) throw notFound(`Template ${id}`);
         }
         request.audit = { resourceType: 'template_test', resourceId: template.id ?? undefined, details: { source: input.kind, ...(input.kind === 'job' ? { job_id: input.jobId } : {}) } };
-        return testTemplate(ctx.db, principal, await request.policy(), template, input);
+        return testTemplate(ctx, principal, await request.policy(), template, input);
       },
     );
 
@@ -176,7 +176,7 @@ function registerTests(app: App, ctx: Parameters<RouteModule>[1]): void {
         const template = await templateForRun(ctx.db, principal.tenantId, id);
         if (!template) throw notFound(`Template ${id}`);
         request.audit = { resourceType: 'template_test', resourceId: id, details: { source: input.kind, version: template.version, ...(input.kind === 'job' ? { job_id: input.jobId } : {}) } };
-        return testTemplate(ctx.db, principal, await request.policy(), template, input);
+        return testTemplate(ctx, principal, await request.policy(), template, input);
       },
     );
   });

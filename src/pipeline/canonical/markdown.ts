@@ -2,7 +2,10 @@
 // as pipe tables (first row as header; a spanning cell's text sits in its top-left position),
 // slide notes as a quote. Pages are separated by an HTML comment that renders invisibly.
 import { LIST_MARKER } from '../layout/blocks.js';
-import type { Block, Page, Table } from './model.js';
+import type { Block, Page, PageSource, Table } from './model.js';
+
+/** Pages whose Markdown would otherwise be silently empty say why. */
+const PAGE_NOTES: Partial<Record<PageSource, string>> = { needs_ocr: 'no text layer, needs OCR', ocr_failed: 'OCR failed, no text' };
 
 export function toMarkdown(pages: readonly Page[]): string {
   let out = '';
@@ -13,9 +16,8 @@ export function toMarkdown(pages: readonly Page[]): string {
     prevList = list;
   };
   for (const page of pages) {
-    if (pages.length > 1 || page.source === 'needs_ocr') {
-      add(`<!-- page ${page.page_number}${page.source === 'needs_ocr' ? ': no text layer, needs OCR' : ''} -->`, false);
-    }
+    const note = PAGE_NOTES[page.source];
+    if (pages.length > 1 || note) add(`<!-- page ${page.page_number}${note ? `: ${note}` : ''} -->`, false);
     for (const block of page.blocks) {
       const md = blockMarkdown(block, page.tables);
       if (md !== '') add(md, block.type === 'list_item');

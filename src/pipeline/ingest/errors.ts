@@ -7,6 +7,7 @@ export type PipelineFailureCode =
   | 'encrypted_document'
   | 'empty_document'
   | 'page_cap_exceeded'
+  | 'ocr_failed'
   | 'invalid_page_range'
   | 'timeout'
   | 'cancelled'

@@ -13,7 +13,7 @@ import { preprocess } from './preprocess.js';
 import { type OcrDecision, selectOcr } from './select.js';
 import { createTesseract, type TesseractBackend } from './tesseract/index.js';
 import { resolveLanguages } from './tesseract/languages.js';
-import type { OcrEngine, OcrEngineName, OcrImage, OcrPage, RecognizeOptions } from './types.js';
+import type { OcrEngine, OcrEngineName, OcrImage, OcrPage, PixelPage, RecognizeOptions } from './types.js';
 
 export type { OcrEngine, OcrEngineName, OcrImage, OcrPage, OcrLine, OcrWord, RecognizeOptions, BBox } from './types.js';
 export type { OcrDecision } from './select.js';
@@ -55,6 +55,11 @@ export async function closeOcrEngines(): Promise<void> {
 export interface OcrPageOptions extends RecognizeOptions {
   /** The tenant policy's OCR fields (as stored); defaults apply to anything missing. */
   policy?: Parameters<typeof readOcrPolicy>[0] | OcrPolicy;
+  /**
+   * Also return the reading of the engine whose text was not kept (judge mode compares the two),
+   * running that engine when selection did not need it.
+   */
+  alternate?: boolean;
 }
 
 export interface OcrPreprocessingRecord {
@@ -67,6 +72,8 @@ export interface OcrPageResult {
   page: OcrPage;
   decision: OcrDecision;
   preprocessing: OcrPreprocessingRecord;
+  /** With `alternate`: the other engine's whole-page reading, in the same page frame. */
+  alternate?: OcrPage;
 }
 
 function isOcrPolicy(p: unknown): p is OcrPolicy {
@@ -85,34 +92,47 @@ export async function ocrPage(image: OcrImage, opts: OcrPageOptions = {}): Promi
   const dpi0 = opts.dpi ?? density ?? 72 / kx0;
   const paddle = pixelEngine('paddle');
   const prepared = await preprocess(raster, policy.preprocessing, paddle instanceof PaddleEngine ? paddle : undefined);
-  const { page: px, decision } = await selectOcr({
+  const dpi = dpi0 * prepared.upscale;
+  const { page: px, decision, readings } = await selectOcr({
     prepared,
     engines: { tesseract: pixelEngine('tesseract'), paddle: pixelEngine('paddle') },
     mode: policy.ocr_selection_mode,
     margin: policy.ocr_priority_margin,
     risk: policy.paddle_risk,
     languages,
-    dpi: dpi0 * prepared.upscale,
+    dpi,
   });
   // A quarter turn swaps which original axis each page axis measures.
   const [kx, ky] = prepared.quarters % 2 ? [ky0, kx0] : [kx0, ky0];
-  const page = toPagePoints(
-    px,
-    {
-      width: prepared.orientedWidth * kx,
-      height: prepared.orientedHeight * ky,
-      rotation: prepared.quarters,
-      map: (x, y) => {
-        const [ox, oy] = prepared.toOriented(x, y);
-        return [ox * kx, oy * ky];
-      },
+  const frame = {
+    width: prepared.orientedWidth * kx,
+    height: prepared.orientedHeight * ky,
+    rotation: prepared.quarters,
+    map: (x: number, y: number): [number, number] => {
+      const [ox, oy] = prepared.toOriented(x, y);
+      return [ox * kx, oy * ky];
     },
-    decision.engine_used,
-    decision.engine_used === 'paddle' ? pixelEngine('paddle').backend : pixelEngine('tesseract').backend,
-  );
-  return {
-    page,
+  };
+  const inPoints = (pixels: PixelPage, engine: OcrEngineName | 'mixed') =>
+    toPagePoints(pixels, frame, engine, engine === 'paddle' ? pixelEngine('paddle').backend : pixelEngine('tesseract').backend);
+  const result: OcrPageResult = {
+    page: inPoints(px, decision.engine_used),
     decision,
     preprocessing: { rotation_degrees: prepared.quarters * 90, skew_degrees: prepared.skew, upscale: Math.round(prepared.upscale * 100) / 100 },
   };
+  if (opts.alternate) {
+    const other = alternateEngine(decision);
+    const pixels =
+      readings[other] ??
+      (await pixelEngine(other).read(other === 'tesseract' ? prepared.tesseract : prepared.paddle, { languages, dpi }));
+    result.alternate = inPoints(pixels, other);
+  }
+  return result;
+}
+
+/** The engine whose reading was not kept; for a mixed page, the one with the lower page confidence. */
+function alternateEngine(decision: OcrDecision): OcrEngineName {
+  if (decision.engine_used === 'tesseract') return 'paddle';
+  if (decision.engine_used === 'paddle') return 'tesseract';
+  return (decision.confidences.tesseract ?? 0) < (decision.confidences.paddle ?? 0) ? 'tesseract' : 'paddle';
 }

@@ -37,6 +37,8 @@ export interface SelectionInput {
 export interface Selected {
   page: PixelPage;
   decision: OcrDecision;
+  /** Each engine's whole-page reading, for the engines that ran (judge mode reuses them). */
+  readings: Partial<Record<OcrEngineName, PixelPage>>;
 }
 
 /**
@@ -69,6 +71,7 @@ export async function selectOcr(input: SelectionInput): Promise<Selected> {
     const engine_used = merged.won.tesseract === 0 ? 'paddle' : merged.won.paddle === 0 ? 'tesseract' : 'mixed';
     return {
       page: merged.page,
+      readings: { tesseract: t, paddle: p },
       decision: {
         mode: input.mode,
         engine_used: merged.page.lines.length === 0 ? (cp >= ct ? 'paddle' : 'tesseract') : engine_used,
@@ -90,6 +93,7 @@ export async function selectOcr(input: SelectionInput): Promise<Selected> {
   if (!lowConfidence && risks.length === 0) {
     return {
       page: a,
+      readings: { [first]: a },
       decision: { mode: input.mode, engine_used: first, confidences, reason: `${first} confident (${fmt(ca)} ≥ ${fmt(input.risk.min_confidence)}) and no risk signals`, risks },
     };
   }
@@ -100,11 +104,13 @@ export async function selectOcr(input: SelectionInput): Promise<Selected> {
   if (cb > ca + input.margin) {
     return {
       page: b,
+      readings: { [first]: a, [other]: b },
       decision: { mode: input.mode, engine_used: other, confidences, reason: `${first} doubtful (${why}); ${other} more confident by more than ${fmt(input.margin)} (${fmt(cb)} vs ${fmt(ca)})`, risks },
     };
   }
   return {
     page: a,
+    readings: { [first]: a, [other]: b },
     decision: { mode: input.mode, engine_used: first, confidences, reason: `${first} doubtful (${why}); ${other} not more confident by more than ${fmt(input.margin)} (${fmt(cb)} vs ${fmt(ca)})`, risks },
   };
 }

@@ -213,13 +213,16 @@ export class PaddleEngine implements PixelEngine {
     return lines.filter((l): l is OcrLine => l !== undefined);
   }
 
-  async close(): Promise<void> {
+  /** Frees the sessions once the page in flight (if any) is done: never under a running inference. */
+  close(): Promise<void> {
     const s = this.sessions;
     this.sessions = undefined;
-    const loaded = await s?.catch(() => undefined);
-    await loaded?.det.release();
-    await loaded?.rec.release();
-    await (await loaded?.cls?.catch(() => undefined))?.release();
+    return this.serial.run(async () => {
+      const loaded = await s?.catch(() => undefined);
+      await loaded?.det.release();
+      await loaded?.rec.release();
+      await (await loaded?.cls?.catch(() => undefined))?.release();
+    });
   }
 }
 

@@ -3,7 +3,7 @@
 // single-threaded (OMP_THREAD_LIMIT=1: parallelism comes from running pages on several workers,
 // and OpenMP threads fight over 2 cores) and prints the same TSV (asked for by variable: the `tsv`
 // config file lives in the system tessdata dir, which we do not use).
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { OcrError } from '../errors.js';
 import type { PixelEngine, ReadOptions } from '../engine.js';
 import { toPng } from '../image.js';
@@ -36,6 +36,7 @@ export class TesseractNative implements PixelEngine {
   readonly backend: string;
   /** One binary at a time per worker, like the other engines (bounded threads and memory). */
   private readonly serial = new Serial();
+  private readonly running = new Set<ChildProcess>();
 
   constructor(private readonly binary: { path: string; version: string }) {
     this.backend = `native ${binary.version}`;
@@ -47,16 +48,21 @@ export class TesseractNative implements PixelEngine {
     const png = await toPng(raster);
     const dpi = String(Math.round(Math.min(1200, Math.max(70, opts.dpi ?? 300))));
     const args = ['stdin', 'stdout', '--tessdata-dir', dir, '-l', languages.join('+'), '--oem', '1', '--psm', '3', '--dpi', dpi, '-c', 'tessedit_create_tsv=1', '-c', 'tessedit_create_txt=0'];
-    const tsv = await this.serial.run(() => run(this.binary.path, args, png));
+    const tsv = await this.serial.run(() => run(this.binary.path, args, png, this.running));
     return parseTsv(tsv, raster.width, raster.height);
   }
 
-  async close(): Promise<void> {}
+  /** Ends a page still being read (the caller gave up on it: time limit, cancel). */
+  async close(): Promise<void> {
+    for (const child of this.running) child.kill('SIGKILL');
+  }
 }
 
-function run(bin: string, args: string[], input: Buffer): Promise<string> {
+function run(bin: string, args: string[], input: Buffer, running: Set<ChildProcess>): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    running.add(child);
+    child.on('exit', () => running.delete(child));
     const out: Buffer[] = [];
     let err = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), HARD_LIMIT_MS);
