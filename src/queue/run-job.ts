@@ -12,6 +12,7 @@ import type { PolicyService } from '../domain/policy/policy.service.js';
 import { templateForRun } from '../domain/templates/templates.service.js';
 import type { CanonicalJson, OcrReport } from '../pipeline/index.js';
 import { type DecisionStatus, runEntities, runExtraction } from '../pipeline/extract/index.js';
+import { runJudgedExtraction } from '../pipeline/extract/judge.js';
 import { storeBytes } from '../storage/blob-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { type NewArtifact, heartbeat, release, settle } from './lease.js';
@@ -39,6 +40,8 @@ class Stopped extends Error {
   }
 }
 
+const JUDGE_UNAVAILABLE_ON_REEXTRACT =
+  'judge_mode_enabled is on, but a re-extraction reuses the stored canonical output and the second reading the judge compares against is not stored; reprocess the job to have the judge vote.';
 const TIMEOUT_MESSAGE = 'Processing took longer than the time allowed. Split the document or send a page_range, then retry.';
 const CANCELLED_MESSAGE = 'Processing was cancelled at your request. Retry the job to run it again.';
 
@@ -100,6 +103,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     let pageCount: number | null = job.page_count;
     let artifacts: NewArtifact[] | undefined;
     let ocr: OcrReport | null = null;
+    let judgeCanonical: CanonicalJson | null = null;
     const stored = job.run_kind === 'reextract' ? await findCanonicalArtifact(db, job.tenant_id, job.id) : undefined;
     if (stored) {
       canonical = JSON.parse((await deps.blobs.readAll(stored.sha256)).toString('utf8')) as CanonicalJson;
@@ -115,7 +119,11 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
           pdfMaxPages: policy.pdf_max_pages,
           pageCapPolicy: job.page_cap_policy,
           pptxNotesMode: policy.pptx_notes_mode,
-          ocr: { policy: ocrPolicyOf(policy), pageTimeoutMs: config.ocrPageTimeoutSeconds * 1000 },
+          ocr: {
+            policy: ocrPolicyOf(policy),
+            pageTimeoutMs: config.ocrPageTimeoutSeconds * 1000,
+            judge: policy.judge_mode_enabled && job.processing_mode === 'extraction',
+          },
           renderDpi: PAGE_IMAGE_DPI,
         },
         {
@@ -131,10 +139,11 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       format = output.format;
       pageCount = output.pageCount;
       ocr = output.ocr;
+      judgeCanonical = output.judgeCanonical;
       artifacts = await storeArtifacts(deps, job, output.canonical, output.images);
     }
     await checkpoint();
-    const stage = await extractStage(deps, job, canonical, await deps.policy.effective(job.tenant_id));
+    const stage = await extractStage(deps, job, canonical, await deps.policy.effective(job.tenant_id), judgeCanonical);
     await checkpoint();
     const { result, classification } = buildResult(
       job,
@@ -181,7 +190,7 @@ interface Stage {
  * thread: it is a small fraction of the canonical pipeline's time). The extraction's decision
  * settles the job: completed, needs_review (a review opens with the reasons) or rejected.
  */
-export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonical: CanonicalJson, policy: EffectivePolicy): Promise<Stage> {
+export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonical: CanonicalJson, policy: EffectivePolicy, judgeCanonical: CanonicalJson | null = null): Promise<Stage> {
   const done = (output: StageOutput): Stage => ({ status: 'completed', templateVersion: null, reviewReasons: [], output });
   if (job.processing_mode === 'canonical') return done({ stages: [] });
   if (job.processing_mode === 'entities') {
@@ -204,7 +213,10 @@ export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonica
       false,
     );
   }
-  const out = runExtraction(canonical, template, policy);
+  const judged = policy.judge_mode_enabled && judgeCanonical ? runJudgedExtraction(canonical, judgeCanonical, template, policy) : null;
+  const out = judged ?? runExtraction(canonical, template, policy);
+  // Judge mode on a re-extraction: the second reading is not stored, only the canonical output.
+  const judgeMissing = policy.judge_mode_enabled && !judged;
   return {
     status: out.decision.status,
     templateVersion: template.version,
@@ -212,8 +224,9 @@ export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonica
     output: {
       entities: out.entities,
       extraction: out.extraction,
-      stages: ['entities', 'extraction', 'validation', 'decision'],
-      notes: { decision: { status: out.decision.status, thresholds: out.decision.thresholds } },
+      stages: ['entities', 'extraction', ...(judged ? ['judge'] : []), 'validation', 'decision'],
+      notes: { decision: { status: out.decision.status, thresholds: out.decision.thresholds }, ...(judged ? { judge: judged.judge } : {}) },
+      ...(judgeMissing ? { unavailable: [{ stage: 'judge', reason: JUDGE_UNAVAILABLE_ON_REEXTRACT }] } : {}),
       classification: job.template_id
         ? null
         : { matched: false, template_id: templateId, method: 'default_template_id', reason: "No template was assigned; the tenant policy's default_template_id was used (auto-classification is a later issue)." },

@@ -1,8 +1,10 @@
 // A small, well-formed PDF written by hand for tests that need a page mix no file in shared/data
-// has: digital text pages (Helvetica text objects) and scanned pages (a JPEG drawn full-page).
+// has: digital text pages (Helvetica text objects) and scanned pages (a JPEG drawn full-page),
+// optionally with an invisible text layer over the scan (text render mode 3, as OCR "sandwich"
+// PDFs carry) that need not say what the image shows.
 import sharp from 'sharp';
 
-export type PdfPageSpec = { text: string[] } | { scan: string | Buffer; dpi: number };
+export type PdfPageSpec = { text: string[] } | { scan: string | Buffer; dpi: number; hiddenText?: string[] };
 
 const esc = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`);
 
@@ -24,10 +26,11 @@ export async function buildPdf(pages: PdfPageSpec[]): Promise<Buffer> {
       const [w, h] = [(info.width * 72) / spec.dpi, (info.height * 72) / spec.dpi];
       add(Buffer.concat([Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${info.width} /Height ${info.height} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length ${data.length} >>\nstream\n`), data, Buffer.from('\nendstream')]));
       const image = objects.length;
-      const ops = `q ${w.toFixed(2)} 0 0 ${h.toFixed(2)} 0 0 cm /Im1 Do Q`;
+      const hidden = (spec.hiddenText ?? []).map((line, i) => `BT 3 Tr /F1 10 Tf 20 ${(h - 40 - i * 14).toFixed(2)} Td (${esc(line)}) Tj ET`);
+      const ops = [`q ${w.toFixed(2)} 0 0 ${h.toFixed(2)} 0 0 cm /Im1 Do Q`, ...hidden].join('\n');
       add(`<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`);
       const content = objects.length;
-      add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${w.toFixed(2)} ${h.toFixed(2)}] /Resources << /XObject << /Im1 ${image} 0 R >> >> /Contents ${content} 0 R >>`);
+      add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${w.toFixed(2)} ${h.toFixed(2)}] /Resources << /XObject << /Im1 ${image} 0 R >> /Font << /F1 3 0 R >> >> /Contents ${content} 0 R >>`);
     }
     kids.push(objects.length);
   }

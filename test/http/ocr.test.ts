@@ -204,3 +204,51 @@ describe('the per-page OCR time limit', () => {
 function mixedPdf(): Promise<Buffer> {
   return buildPdf([{ text: ['Invoice 2024-117', 'Total due: 1,250.00 EUR'] }, { scan: PHOTOTEST, dpi: 200 }]);
 }
+
+describe('judge mode', () => {
+  // The receipt photo as a "sandwich" PDF whose invisible text layer says the total is 90.00
+  // while the printed receipt says 9.00: the text layer alone is believed, the judge is not fooled.
+  const sandwich = () =>
+    buildPdf([{ scan: RECEIPT, dpi: 150, hiddenText: ['BOOK TA .K (TAMAN DAYA) SDN BHD', 'NO.53 55,57 & 59, JALAN SAGU 18', 'TOTAL 90.00'] }]);
+  const receiptTemplate = { name: 'receipt-total', json_schema: { type: 'object', properties: { total: { type: 'number' } } } };
+
+  async function run(tenantId: string, judge: boolean) {
+    const admin = await tenant(tenantId, { judge_mode_enabled: judge });
+    const template = await h.request('POST', '/v1/templates', { token: admin, body: receiptTemplate });
+    expect(template.status, JSON.stringify(template.body)).toBe(201);
+    const job = await process(admin, { name: 'receipt.pdf', bytes: await sandwich() }, { processing_mode: 'extraction', template_id: template.body.id });
+    return { admin, job };
+  }
+
+  it(
+    'without the judge, the text layer is believed',
+    async () => {
+      const { job } = await run('judge-off', false);
+      expect(job.result.canonical.pages[0].source).toBe('text_layer');
+      expect(job.result.extraction.data.total).toBe(90);
+      expect(job.result.engine.stages).not.toContain('judge');
+      expect(job.result.extraction.review_reasons.filter((r: string) => r.startsWith('low_agreement'))).toEqual([]);
+    },
+    SLOW,
+  );
+
+  it(
+    'with the judge, an OCR reading of the rendered page disagrees on the total and the job waits for review',
+    async () => {
+      const { admin, job } = await run('judge-on', true);
+      expect(job.status).toBe('needs_review');
+      expect(job.result.extraction.data.total).toBe(90);
+      expect(job.result.extraction.review_reasons).toContain('low_agreement:total');
+      expect(job.result.engine.stages).toContain('judge');
+      expect(job.result.engine.judge).toMatchObject({
+        method: 'second_reading',
+        agreement: { total: 0 },
+        disagreements: { total: { value: 90, judge_value: 9, agreement: 0 } },
+      });
+      expect(job.result.engine.ocr.judge).toEqual([{ page_number: 1, reading: expect.stringMatching(/^ocr_/) }]);
+      const reviews = await h.request('GET', `/v1/reviews?status=pending`, { token: admin });
+      expect(reviews.body.items.map((r: any) => r.job_id)).toContain(job.job_id);
+    },
+    SLOW,
+  );
+});
