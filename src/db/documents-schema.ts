@@ -1,8 +1,7 @@
 // Row types of the documents/queue tables (migration 0003_documents), as Kysely sees them.
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { NullableTimestamp, Timestamp } from './column-types.js';
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type JsonObject = ColumnType<Record<string, unknown>, string | undefined, string>;
 type NullableJson = ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 

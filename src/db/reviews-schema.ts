@@ -1,8 +1,6 @@
 // Row types of the reviews table (migration 0005), as Kysely sees them.
 import type { ColumnType, Selectable } from 'kysely';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+import type { NullableTimestamp, Timestamp } from './column-types.js';
 
 export type ReviewStatus = 'pending' | 'in_review' | 'approved' | 'overridden' | 'reprocessed' | 'closed_by_delete';
 export const OPEN_REVIEW_STATUSES: readonly ReviewStatus[] = ['pending', 'in_review'];

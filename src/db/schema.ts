@@ -1,11 +1,10 @@
 // Row types of every table, as Kysely sees them.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { NullableTimestamp, Timestamp } from './column-types.js';
 import type { DocumentTables } from './documents-schema.js';
 import type { ReviewTables } from './reviews-schema.js';
 import type { TemplateTables } from './templates-schema.js';
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json = ColumnType<Record<string, unknown>, string | Record<string, unknown> | undefined, string | Record<string, unknown>>;
 
 export type Role = 'platform_admin' | 'admin' | 'member';

@@ -1,8 +1,7 @@
 // Row types of the templates tables (migration 0004_templates), as Kysely sees them.
 import type { ColumnType, Selectable } from 'kysely';
+import type { NullableTimestamp, Timestamp } from './column-types.js';
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type JsonObject = ColumnType<Record<string, unknown>, string, string>;
 type NullableJson = ColumnType<Record<string, unknown> | null, string | null, string | null>;
 type JsonArray = ColumnType<Record<string, unknown>[], string, string>;

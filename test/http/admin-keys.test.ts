@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/domain/identity/principal.js';
 import { createKey, ownScope } from '../../src/domain/keys/keys.service.js';
 import { type Harness, type Reply, startHarness } from '../helpers/harness.js';
+import { expect422, expectError } from '../helpers/expect-errors.js';
 
 type Seeded = { id: string; email: string; token: string | null };
 
@@ -21,16 +22,6 @@ beforeAll(async () => {
   globexAdmin = await h.seedUser('globex', 'admin');
 });
 afterAll(() => h.close());
-
-function expect422(res: Reply, ...items: Record<string, unknown>[]) {
-  expect(res.status).toBe(422);
-  for (const item of items) expect(res.body.detail).toContainEqual(item);
-}
-
-function expectError(res: Reply, status: number, code: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ detail: expect.any(String), code });
-}
 
 async function create(token: string, body: Record<string, unknown>, tenant?: string) {
   const res = await h.request('POST', '/v1/admin/api-keys', { token, body, tenant });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, DEFAULT_TENANT_ID, type Harness, PASSWORD, type Reply, startHarness } from '../helpers/harness.js';
+import { expect422 } from '../helpers/expect-errors.js';
 
 type Seeded = { id: string; email: string; token: string | null };
 
@@ -47,11 +48,6 @@ beforeAll(async () => {
   expect((await h.request('POST', `/v1/admin/users/${acmeMember.id}/suspend`, { token: acmeAdmin.token! })).status).toBe(200);
 });
 afterAll(() => h.close());
-
-function expect422(res: Reply, ...items: Record<string, unknown>[]) {
-  expect(res.status).toBe(422);
-  for (const item of items) expect(res.body.detail).toContainEqual(item);
-}
 
 async function all(path: string, token: string, tenant?: string) {
   const res = await h.request('GET', `${path}${path.includes('?') ? '&' : '?'}limit=200`, { token, tenant });

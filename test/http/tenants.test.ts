@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findLiveUserToken } from '../../src/domain/identity/user-tokens.js';
 import { createKey, tenantScope } from '../../src/domain/keys/keys.service.js';
 import { DEFAULT_TENANT_ID, type Harness, PASSWORD, type Reply, startHarness } from '../helpers/harness.js';
+import { expect422 } from '../helpers/expect-errors.js';
 
 let h: Harness;
 let root: string;
@@ -18,11 +19,6 @@ beforeAll(async () => {
   acmeMember = await h.seedUser('acme', 'member');
 });
 afterAll(() => h.close());
-
-function expect422(res: Reply, ...items: Record<string, unknown>[]) {
-  expect(res.status).toBe(422);
-  for (const item of items) expect(res.body.detail).toContainEqual(item);
-}
 
 async function createTenant(id: string, email = `owner@${id}.test`, name = `Tenant ${id}`) {
   const res = await h.request('POST', '/v1/platform/tenants', { token: root, body: { id, name, initial_admin_email: email } });

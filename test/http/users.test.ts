@@ -4,6 +4,7 @@ import type { Principal } from '../../src/domain/identity/principal.js';
 import { findLiveUserToken } from '../../src/domain/identity/user-tokens.js';
 import { createKey, ownScope, tenantScope } from '../../src/domain/keys/keys.service.js';
 import { DEFAULT_TENANT_ID, type Harness, PASSWORD, type Reply, startHarness } from '../helpers/harness.js';
+import { expect422, expectError } from '../helpers/expect-errors.js';
 
 type Seeded = { id: string; email: string; token: string | null };
 
@@ -29,16 +30,6 @@ beforeAll(async () => {
   gm = await h.seedUser('globex', 'member');
 });
 afterAll(() => h.close());
-
-function expect422(res: Reply, ...items: Record<string, unknown>[]) {
-  expect(res.status).toBe(422);
-  for (const item of items) expect(res.body.detail).toContainEqual(item);
-}
-
-function expectError(res: Reply, status: number, code: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body).toEqual({ detail: expect.any(String), code });
-}
 
 function principalOf(user: Seeded, tenantId: string, role: Role): Principal {
   return { userId: user.id, email: user.email, role, tenantId, homeTenantId: tenantId, method: 'session', sessionId: null, apiKeyId: null };

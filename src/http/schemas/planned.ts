@@ -65,16 +65,6 @@ export const ConnectionPatch = Type.Object({
   credentials: Type.Optional(FreeObject),
 });
 
-export const TemplateCreate = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[a-z0-9][a-z0-9_\\-]*$' }),
-  description: Type.Optional(Nullable(Type.String())),
-  prompt_overlay: Type.Optional(Type.String({ default: '' })),
-  json_schema: FreeObject,
-  validation_rules: Type.Optional(Type.Array(FreeObject)),
-  review_thresholds: Type.Optional(FreeObject),
-  post_processing: Type.Optional(Nullable(FreeObject)),
-});
-
 export const ReviewOverride = Type.Object({ patch: FreeObject, note: Type.Optional(Nullable(Type.String())) });
 export const ReviewApprove = Type.Object({ note: Type.Optional(Nullable(Type.String())) });
 export const ReviewReprocess = Type.Object({ template_id: Type.Optional(Nullable(Type.String())) });

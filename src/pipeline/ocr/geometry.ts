@@ -1,16 +1,10 @@
 // Boxes, confidence averages and the pixel → page-point mapping shared by engines and selection.
+import { union } from '../layout/geometry.js';
 import type { BBox, OcrLine, OcrPage, OcrWord, PixelPage } from './types.js';
 
+/** The box around `boxes`; an empty list gives an empty box at the origin. */
 export function unionBox(boxes: readonly BBox[]): BBox {
-  if (boxes.length === 0) return [0, 0, 0, 0];
-  let [x0, y0, x1, y1] = boxes[0];
-  for (const b of boxes) {
-    x0 = Math.min(x0, b[0]);
-    y0 = Math.min(y0, b[1]);
-    x1 = Math.max(x1, b[2]);
-    y1 = Math.max(y1, b[3]);
-  }
-  return [x0, y0, x1, y1];
+  return boxes.length === 0 ? [0, 0, 0, 0] : union(boxes);
 }
 
 export function joinWords(words: readonly OcrWord[]): string {
