@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { VERSION } from '../version.js';
 import { isPipelineError, runCanonical, toCanonicalJson } from './index.js';
+import { type ExtractionTemplate, runEntities, runExtraction } from './extract/index.js';
 import { closeOcrEngines } from './ocr/index.js';
 
 const USAGE = `Usage: quire extract FILE [options]
@@ -13,6 +14,8 @@ Runs the document pipeline on FILE and prints the result JSON to stdout.
 
 Options:
   --mode canonical|entities|extraction   processing depth (default: canonical)
+  --template FILE.json                   with --mode extraction: a template (TemplateCreatePayload
+                                         JSON: json_schema, validation_rules, post_processing, ...)
   --pages RANGE                          pages or slides to process, e.g. 1-3,7
   --notes margin|pages|off               PPTX speaker notes (default: margin)
   --max-pages N                          PDF page cap; with --truncate, process the first N
@@ -36,6 +39,7 @@ export async function extractCommand(args: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         mode: { type: 'string', default: 'canonical' },
+        template: { type: 'string' },
         pages: { type: 'string' },
         notes: { type: 'string', default: 'margin' },
         'max-pages': { type: 'string' },
@@ -59,8 +63,16 @@ export async function extractCommand(args: string[]): Promise<number> {
   if (maxPages !== undefined && !(Number.isInteger(maxPages) && maxPages > 0)) return usage('--max-pages must be a positive whole number');
   const ocrMode = values.ocr as (typeof OCR_MODES)[number];
   if (!OCR_MODES.includes(ocrMode)) return usage(`--ocr must be one of ${OCR_MODES.join(', ')}`);
-  if (mode !== 'canonical') {
-    process.stderr.write(`quire extract: --mode ${mode} arrives with the templates issue; printing the canonical output for now.\n`);
+  if (mode === 'extraction' && !values.template) return usage('--mode extraction needs --template FILE.json');
+  let template: ExtractionTemplate | undefined;
+  if (values.template) {
+    try {
+      const payload = JSON.parse(await readFile(values.template, 'utf8')) as Record<string, unknown>;
+      if (!payload || typeof payload.json_schema !== 'object') return usage(`${values.template} has no json_schema object`);
+      template = { ...payload, id: null, version: null, json_schema: payload.json_schema as Record<string, unknown> };
+    } catch (err) {
+      return usage(`cannot read the template ${values.template}: ${(err as Error).message}`);
+    }
   }
 
   let bytes: Uint8Array;
@@ -82,8 +94,12 @@ export async function extractCommand(args: string[]): Promise<number> {
       ...(ocrMode === 'off' ? {} : { ocr: { policy: { ocr_selection_mode: ocrMode, language_policy: { ocr_languages: values.languages } } } }),
     });
     bar?.(-1, -1);
+    const canonical = toCanonicalJson(doc);
+    const extracted = template ? runExtraction(canonical, template) : null;
     const result = {
-      canonical: toCanonicalJson(doc),
+      canonical,
+      ...(mode === 'entities' ? { entities: runEntities(canonical) } : {}),
+      ...(extracted ? { entities: extracted.entities, extraction: extracted.extraction, decision: extracted.decision.status } : {}),
       engine: {
         name: 'quire',
         version: VERSION,

@@ -1,5 +1,8 @@
 // The serialised shapes (result.canonical in spec/decisions.md), plain text, page rendering and
 // the `quire extract` helper.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import sharp from 'sharp';
 import { renderPagePng, runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
@@ -62,11 +65,20 @@ describe('quire extract', () => {
     expect(result.engine).toMatchObject({ name: 'quire', format: 'pdf', page_count: 15, pages_processed: 2 });
   });
 
-  it('says on stderr that entities and extraction modes come later, and prints canonical output', async () => {
-    const { out, err } = capture();
+  it('prints entities with --mode entities, and a template extraction with --mode extraction', async () => {
+    const { out } = capture();
     expect(await extractCommand(['--mode', 'entities', dataPath('invoice2data/compare/Orlen.txt')])).toBe(0);
-    expect(err.join('')).toMatch(/--mode entities arrives with the templates issue/);
-    expect(JSON.parse(out.join('')).canonical.pages).toHaveLength(1);
+    const entities = JSON.parse(out.join('')).entities as { type: string }[];
+    expect(entities.map((e) => e.type)).toContain('date');
+
+    out.length = 0;
+    const dir = mkdtempSync(path.join(tmpdir(), 'quire-extract-'));
+    const template = path.join(dir, 'invoice.json');
+    writeFileSync(template, JSON.stringify({ name: 'invoice', json_schema: { type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } } }));
+    expect(await extractCommand(['--mode', 'extraction', '--template', template, dataPath('invoice2data/files/camelot-example.pdf')])).toBe(0);
+    const result = JSON.parse(out.join(''));
+    expect(result.extraction.data).toHaveProperty('total');
+    expect(['completed', 'needs_review', 'rejected']).toContain(result.decision);
   });
 
   it('exits 1 with the failure code for a failed document and 2 for bad usage', async () => {
@@ -74,6 +86,8 @@ describe('quire extract', () => {
     expect(await extractCommand([dataPath('pdf-realworld/pdfs/password-example.pdf')])).toBe(1);
     expect(err.join('')).toMatch(/encrypted_document/);
     expect(await extractCommand(['--mode', 'nonsense', 'x.pdf'])).toBe(2);
+    expect(await extractCommand(['--mode', 'extraction', 'x.pdf'])).toBe(2);
+    expect(await extractCommand(['--ocr', 'sometimes', 'x.pdf'])).toBe(2);
     expect(await extractCommand([])).toBe(2);
     expect(out.join('')).toBe('');
   });
