@@ -1,5 +1,5 @@
-// `npm run bench [-- canonical|ocr] [bench options]`: runs one benchmark (canonical by default).
-const BENCHES: Record<string, string> = { canonical: './canonical.bench.ts', ocr: './ocr.bench.ts' };
+// `npm run bench [-- canonical|ocr|extraction] [bench options]`: runs one benchmark (canonical by default).
+const BENCHES: Record<string, string> = { canonical: './canonical.bench.ts', ocr: './ocr.bench.ts', extraction: './extraction.bench.ts' };
 
 const name = process.argv[2] && !process.argv[2].startsWith('-') ? process.argv[2] : 'canonical';
 const file = BENCHES[name];

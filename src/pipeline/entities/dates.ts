@@ -6,7 +6,7 @@
 //   (most of the world); an unresolved guess is reported as `ambiguous`.
 // - month names in English, German, French, Spanish, Dutch and Italian, in both orders:
 //   "7. Mai 2014", "02 Juillet 2015", "3 de marzo de 2023", "August 3, 2014", "03-Aug-2014".
-import { fold } from './normalize.js';
+import { fold, matchesOf } from './normalize.js';
 
 export type DateOrder = 'dmy' | 'mdy';
 
@@ -46,7 +46,10 @@ const ORD = String.raw`(?:st|nd|rd|th|er|e|º|°)?`;
 const YEAR = String.raw`(\d{4}|'?\d{2})`;
 
 // Patterns run over folded text (lower case, no accents), which keeps positions for ASCII dates.
-const PATTERNS: { re: RegExp; parts: (m: RegExpExecArray) => { y: string; m: string | number; d: string; order?: 'numeric' } }[] = [
+// A month name needs its first three letters: a text without any is not searched for named months.
+const MONTH_HINT = new RegExp([...new Set(Object.keys(MONTHS).map((name) => name.slice(0, 3)))].join('|'));
+
+const PATTERNS: { re: RegExp; named?: true; parts: (m: RegExpExecArray) => { y: string; m: string | number; d: string; order?: 'numeric' } }[] = [
   // 2014-08-03, 2014/08/03, 2014.08.03 (year first is never ambiguous)
   { re: /(?<![\d.,])(\d{4})([-/.])(1[0-2]|0?[1-9])\2(3[01]|[12]\d|0?[1-9])(?![\d])/g, parts: (m) => ({ y: m[1]!, m: m[3]!, d: m[4]! }) },
   // 03.08.2014, 08/03/2014, 08-03-14
@@ -54,11 +57,13 @@ const PATTERNS: { re: RegExp; parts: (m: RegExpExecArray) => { y: string; m: str
   // 7. Mai 2014, 02 Juillet 2015, 3 de marzo de 2023, 1er juillet 2015, 03-Aug-2014, 3rd of May 2014
   {
     re: new RegExp(String.raw`(?<![\p{L}\d])(${DAY})${ORD}\.?(?:\s*(?:de|of)\s+|[\s\-/]+)(${MONTH_ALT})\.?(?:\s*(?:de|del)\s+|[\s\-/,]+)${YEAR}(?!\d)`, 'gu'),
+    named: true,
     parts: (m) => ({ y: m[3]!, m: MONTHS[m[2]!]!, d: m[1]! }),
   },
   // August 3, 2014 / Aug 3rd 2014 / August 3 , 2014
   {
     re: new RegExp(String.raw`(?<![\p{L}])(${MONTH_ALT})\.?\s+(${DAY})${ORD}\s*,?\s*${YEAR}(?!\d)`, 'gu'),
+    named: true,
     parts: (m) => ({ y: m[3]!, m: MONTHS[m[1]!]!, d: m[2]! }),
   },
 ];
@@ -72,10 +77,15 @@ function fullYear(y: string): number {
 
 export function isoDate(year: number, month: number, day: number): string | null {
   if (month < 1 || month > 12 || day < 1 || year < 1900 || year > 2200) return null;
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCMonth() !== month - 1) return null;
+  // Every month has a 28th: only later days need the calendar.
+  if (!(Number.isInteger(year) && Number.isInteger(month) && Number.isInteger(day) && day <= 28)) {
+    const date = new Date(Date.UTC(year, month - 1, day));
+    if (date.getUTCMonth() !== month - 1) return null;
+  }
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
+
+const SLASH_DATE = /(?<![\d.,])(\d{1,2})[/-](\d{1,2})[/-](?:\d{4}|\d{2})(?!\d)/g;
 
 /**
  * The day/month order of slash and dash dates that a set of texts proves: a first part over 12
@@ -84,9 +94,8 @@ export function isoDate(year: number, month: number, day: number): string | null
 export function inferDateOrder(texts: Iterable<string>): DateOrder | null {
   let dmy = 0;
   let mdy = 0;
-  const re = /(?<![\d.,])(\d{1,2})[/-](\d{1,2})[/-](?:\d{4}|\d{2})(?!\d)/g;
   for (const text of texts) {
-    for (const m of text.matchAll(re)) {
+    for (const m of matchesOf(SLASH_DATE, text)) {
       const a = Number(m[1]);
       const b = Number(m[2]);
       if (a > 12 && b <= 12) dmy++;
@@ -99,12 +108,16 @@ export function inferDateOrder(texts: Iterable<string>): DateOrder | null {
 
 /** Every date in `text`, left to right, without overlaps. */
 export function findDates(text: string, order: DateOrder | null = null): DateHit[] {
+  // Every pattern needs a digit, and folding makes none.
+  if (!/\d/.test(text)) return [];
   const folded = fold(text);
   // Folding may change length (rare ligatures); positions are then approximate, so fall back to
   // the original text for matching.
   const subject = folded.length === text.length ? folded : text.toLowerCase();
   const hits: DateHit[] = [];
-  for (const { re, parts } of PATTERNS) {
+  const months = MONTH_HINT.test(subject);
+  for (const { re, named, parts } of PATTERNS) {
+    if (named && !months) continue;
     re.lastIndex = 0;
     for (let m = re.exec(subject); m; m = re.exec(subject)) {
       const start = m.index;

@@ -2,7 +2,7 @@
 // before or after the number, in any of the number formats of numbers.ts. An amount printed
 // without a currency but with exactly two decimals is reported too, with lower confidence and the
 // document's dominant currency (when there is one).
-import { escapeRegExp } from './normalize.js';
+import { escapeRegExp, matchesOf } from './normalize.js';
 import { NUMBER_SOURCE, parseNumber } from './numbers.js';
 
 export interface MoneyHit {
@@ -81,13 +81,13 @@ export function findMoney(text: string, fallbackCurrency: string | null = null):
     if (amount === null) return;
     hits.push({ start, end, amount, currency, explicit });
   };
-  for (const m of text.matchAll(BEFORE)) {
+  for (const m of matchesOf(BEFORE, text)) {
     add(m.index!, m.index! + m[0].length, m[2]!, symbolCurrency(m[1]!), true);
   }
-  for (const m of text.matchAll(AFTER)) {
+  for (const m of matchesOf(AFTER, text)) {
     add(m.index!, m.index! + m[0].length, m[1]!, symbolCurrency(m[2]!), true);
   }
-  for (const m of text.matchAll(BARE)) {
+  for (const m of matchesOf(BARE, text)) {
     add(m.index!, m.index! + m[0].length, m[0], fallbackCurrency, false);
   }
   return hits.sort((a, b) => a.start - b.start);

@@ -1,5 +1,6 @@
 // Organisation names recognised by their legal-form suffix ("Coolblue B.V.", "QualityHosting AG",
 // "BOOK TA .K (TAMAN DAYA) SDN BHD"): the suffix and the run of name-like words before it.
+import { escapeRegExp, matchesOf } from './normalize.js';
 
 const SUFFIXES = [
   'GmbH & Co\\. KG', 'GmbH & Co KG', 'GmbH', 'gGmbH', 'mbH', 'AG', 'KGaA', 'KG', 'OHG', 'e\\.K\\.', 'e\\.V\\.', 'UG',
@@ -12,6 +13,24 @@ const SUFFIXES = [
 ];
 
 const SUFFIX_RE = new RegExp(String.raw`(?<![\p{L}\d])(?:${SUFFIXES.join('|')})(?![\p{L}\d])`, 'gu');
+
+/** The longest run of a suffix's characters that no "?" makes optional (" Ltd" of the pattern `Co\.,? Ltd\.?`). */
+function literalCore(suffix: string): string {
+  const runs = [''];
+  for (let i = 0; i < suffix.length; i++) {
+    const ch = suffix[i] === '\\' ? suffix[++i]! : suffix[i]!;
+    if (suffix[i + 1] === '?') {
+      i++;
+      runs.push('');
+    } else runs[runs.length - 1] += ch;
+  }
+  return runs.reduce((a, b) => (b.length > a.length ? b : a));
+}
+
+// Every suffix prints its core: a line without any core holds no suffix, and the (Unicode,
+// look-behind) suffix search is not run on it.
+const SUFFIX_CORES = new RegExp(SUFFIXES.map((s) => escapeRegExp(literalCore(s))).join('|'));
+
 // A word that can be part of a company name: capitalised, a number, an initial, a bracket part or a connector.
 const NAME_WORD = /^(?:\.?[\p{Lu}\d(&][\p{L}\d.&()'’,\-+/]*|\p{Ll}{0,3}\.|&|and|und|et|y|of|de|du|des|la|le|van|der|den|von|-)$/u;
 const CONNECTORS = new Set(['&', 'and', 'und', 'et', 'y', 'of', 'de', 'du', 'des', 'la', 'le', 'van', 'der', 'den', 'von', '-']);
@@ -29,7 +48,8 @@ export interface OrganisationHit {
 
 export function findOrganisations(text: string): OrganisationHit[] {
   const hits: OrganisationHit[] = [];
-  for (const m of text.matchAll(SUFFIX_RE)) {
+  if (!SUFFIX_CORES.test(text)) return hits;
+  for (const m of matchesOf(SUFFIX_RE, text)) {
     const suffixStart = m.index!;
     const end = suffixStart + m[0].length;
     // Walk left over name-like words.

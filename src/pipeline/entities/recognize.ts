@@ -4,11 +4,12 @@ import { type CountryCode, findNumbers } from 'libphonenumber-js/max';
 import { isValidIban, luhnValid } from './checksums.js';
 import { type DateOrder, findDates, inferDateOrder } from './dates.js';
 import { CARD_LABELS, LABEL_GAP, PHONE_LABELS, REFERENCE_LABELS, TAX_LABELS } from './labels.js';
-import { findMoney } from './money.js';
-import { escapeRegExp, foldWithMap } from './normalize.js';
+import { AnchorScan } from './anchors.js';
+import { type MoneyHit, findMoney } from './money.js';
+import { escapeRegExp, matchesOf } from './normalize.js';
 import { findOrganisations } from './organisations.js';
 import { type TaxIdPrefixMode, compactTaxId, readTaxId, taxIdValue } from './tax-ids.js';
-import { type DocInput, type TextLine, locate, rangeConfidence, textLines } from './text.js';
+import { type DocInput, type TextLine, locateWithConfidence, textLines } from './text.js';
 import type { BBox } from '../canonical/model.js';
 
 export type EntityType =
@@ -72,48 +73,80 @@ const PRIORITY: Partial<Record<EntityType, number>> = {
 const INDEPENDENT = new Set<EntityType>(['organization', 'invoice_number', 'order_number', 'customer_number', 'reference_number']);
 
 const EMAIL = /(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}(?![\w-])/g;
-const URL_RE = /\b(?:https?:\/\/|www\.)[^\s<>"'|]+|(?<![@\w.-])(?:[a-z0-9-]+\.)+(?:com|org|net|de|fr|nl|es|it|eu|uk|co\.uk|io|in|my|sg|info|biz|be|at|ch|pl|se|dk|no|fi|pt|ie|us|ca|au)(?:\/[^\s<>"'|]*)?(?![\w@-])/gi;
+const TLDS = String.raw`com|org|net|de|fr|nl|es|it|eu|uk|co\.uk|io|in|my|sg|info|biz|be|at|ch|pl|se|dk|no|fi|pt|ie|us|ca|au`;
+const URL_RE = new RegExp(String.raw`\b(?:https?:\/\/|www\.)[^\s<>"'|]+|(?<![@\w.-])(?:[a-z0-9-]+\.)+(?:${TLDS})(?:\/[^\s<>"'|]*)?(?![\w@-])`, 'gi');
+// What every URL_RE match holds (a scheme, "www." or a dot before a known domain): most lines with a dot hold none.
+const URL_HINT = new RegExp(String.raw`https?:\/\/|www\.|\.(?:${TLDS})`, 'i');
 const IBAN_RE = /\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b/g;
 const CARD_RE = /(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])/g;
 const PERCENT_RE = /(?<![\d.,])([-+]?\d{1,3}(?:[.,]\d{1,4})?)\s?(?:%|percent\b|pct\b|prozent\b|pour\s?cent\b|por\s?ciento\b)/gi;
 // A phone label followed by a number: only such lines (or international numbers) are searched for phone numbers.
 const PHONE_FOLLOWED = new RegExp(String.raw`${PHONE_LABELS.source}\s*[:.]?\s*[+(\d]`, 'iu');
+
+// The label patterns are case-insensitive with lower-case sources. On a plain ASCII line (most
+// lines) Unicode case folding changes nothing: the same pattern without flags on the line's lower
+// case (its folded text) finds the same, several times faster.
+const ASCII_TEXT = /^[\x00-\x7f]*$/;
+const asciiTwin = (re: RegExp) => ({ re, ascii: new RegExp(re.source) });
+const PHONE_FOLLOWED_TEST = asciiTwin(PHONE_FOLLOWED);
+const TAX_LABELS_TEST = asciiTwin(TAX_LABELS);
+const CARD_LABELS_TEST = asciiTwin(CARD_LABELS);
+
+function hasLabel(line: TextLine, ascii: boolean, test: { re: RegExp; ascii: RegExp }): boolean {
+  return ascii ? test.ascii.test(line.folded.text) : test.re.test(line.text);
+}
+
 // Words after a number that show it is not a postal code.
 const NOT_PLACES = /^(?:IBAN|SWIFT|BIC|TEL|FAX|VAT|EUR|USD|GBP|INR|MYR|RM|Rs|BTW|TVA|MwSt|USt|GST|SST|TAX|Total|TOTAL|Qty|QTY|Pcs|PCS|Units?|Tage|Days|Jours|Euros?)\b/;
 
 const CURRENCY_COUNTRY: Record<string, string> = { INR: 'IN', USD: 'US', GBP: 'GB', MYR: 'MY', PLN: 'PL', CHF: 'CH', SEK: 'SE', DKK: 'DK', NOK: 'NO', JPY: 'JP', AUD: 'AU', CAD: 'CA', SGD: 'SG' };
 
 // Postal codes by pattern, each with the context that makes it a postal code rather than any number.
-const POSTAL: { re: RegExp; country: string; group: number }[] = [
+// `need` is a quick plain pattern that every match contains: a line without it is not searched.
+// `country` lists the countries ("AT|CH|…") where a pattern counts, when it is not everywhere.
+const POSTAL: { re: RegExp; need: RegExp; country: string; group: number; onlyIn?: Set<string> }[] = [
   // D-63571 Gelnhausen, F-75008 Paris, 75008 Paris, 81100 JOHOR BAHRU (5 digits before a capitalised place)
-  { re: /(?<![\w-])(?:(?:D|F|E|I|DE|FR|ES|IT|A|CH|B|L)-)?(\d{5})(?=\s+\p{Lu}[\p{L}'-]{2,})/gu, country: '', group: 1 },
+  { re: /(?<![\w-])(?:(?:D|F|E|I|DE|FR|ES|IT|A|CH|B|L)-)?(\d{5})(?=\s+\p{Lu}[\p{L}'-]{2,})/gu, need: /\d{5}\s/, country: '', group: 1 },
   // 3012 CN Rotterdam (NL)
-  { re: /(?<![\w-])(\d{4}\s?[A-Z]{2})(?=\s+\p{Lu}[\p{L}'-]{2,})/gu, country: 'NL', group: 1 },
+  { re: /(?<![\w-])(\d{4}\s?[A-Z]{2})(?=\s+\p{Lu}[\p{L}'-]{2,})/gu, need: /\d{4}\s?[A-Z]{2}\s/, country: 'NL', group: 1 },
   // CA 94538, WA 98109-5210 (US state + ZIP)
-  { re: /(?<=\b[A-Z]{2},?\s)(\d{5}(?:-\d{4})?)(?!\d)/g, country: 'US', group: 1 },
+  { re: /(?<=\b[A-Z]{2},?\s)(\d{5}(?:-\d{4})?)(?!\d)/g, need: /[A-Z]{2},?\s\d{5}/, country: 'US', group: 1 },
   // SW1A 1AA, EC1A 1BB (UK)
-  { re: /\b([A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2})\b/g, country: 'GB', group: 1 },
+  { re: /\b([A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2})\b/g, need: /\s\d[A-Z]{2}/, country: 'GB', group: 1 },
   // New Delhi - 110001 (India: six digits after a place name and a dash)
-  { re: /(?<=\p{L}\s?[-–]\s?)(\d{6}|\d{3}\s\d{3})(?!\d)/gu, country: 'IN', group: 1 },
+  { re: /(?<=\p{L}\s?[-–]\s?)(\d{6}|\d{3}\s\d{3})(?!\d)/gu, need: /[-–]\s?\d{3}/, country: 'IN', group: 1 },
   // 1010 Wien, 4001 Basel, 1000 Bruxelles (four digits before a capitalised place, where codes have four digits)
-  { re: /(?<![\w.,-])(\d{4})(?=\s+\p{Lu}\p{Ll}{2,})/gu, country: 'AT|CH|BE|DK|NO|LU|HU|AU|NZ|ZA|SI|BG|CY|LI', group: 1 },
+  { re: /(?<![\w.,-])(\d{4})(?=\s+\p{Lu}\p{Ll}{2,})/gu, need: /\d{4}\s/, country: 'AT|CH|BE|DK|NO|LU|HU|AU|NZ|ZA|SI|BG|CY|LI', group: 1 },
   // 09-411 Płock (Poland)
-  { re: /(?<![\w-])(\d{2}-\d{3})(?=\s+\p{Lu}\p{Ll}{2,})/gu, country: 'PL', group: 1 },
+  { re: /(?<![\w-])(\d{2}-\d{3})(?=\s+\p{Lu}\p{Ll}{2,})/gu, need: /\d{2}-\d{3}\s/, country: 'PL', group: 1 },
 ];
 
-function hintsOf(lines: TextLine[]): DocumentHints {
+for (const p of POSTAL) if (p.country.includes('|')) p.onlyIn = new Set(p.country.split('|'));
+
+// A VAT number with its country prefix (a hint of the document's country).
+const PREFIXED_VAT = /(?<![A-Z0-9])(AT|BE|BG|CY|CZ|DE|DK|EE|EL|ES|FI|FR|HR|HU|IE|IT|LT|LU|LV|MT|NL|PL|PT|RO|SE|SI|SK|GB)[ ]?[0-9][0-9A-Z .]{7,14}/g;
+
+/**
+ * The amounts of every line, without a fallback currency: read once for both the document's hints
+ * and the recognisers (which give bare amounts the document's own currency).
+ */
+function amountsOf(lines: TextLine[]): MoneyHit[][] {
+  return lines.map((line) => (/\d/.test(line.text) ? findMoney(line.text) : []));
+}
+
+function hintsOf(lines: TextLine[], amounts = amountsOf(lines)): DocumentHints {
   const countries = new Map<string, number>();
   const currencies = new Map<string, number>();
   const bump = (m: Map<string, number>, k: string, by = 1) => m.set(k, (m.get(k) ?? 0) + by);
-  for (const line of lines) {
-    if (!/\d/.test(line.text)) continue;
-    for (const m of line.text.matchAll(IBAN_RE)) if (isValidIban(m[0])) bump(countries, m[0].slice(0, 2), 3);
-    for (const m of line.text.matchAll(/(?<![A-Z0-9])(AT|BE|BG|CY|CZ|DE|DK|EE|EL|ES|FI|FR|HR|HU|IE|IT|LT|LU|LV|MT|NL|PL|PT|RO|SE|SI|SK|GB)[ ]?[0-9][0-9A-Z .]{7,14}/g)) {
+  lines.forEach((line, i) => {
+    if (!/\d/.test(line.text)) return;
+    for (const m of matchesOf(IBAN_RE, line.text)) if (isValidIban(m[0])) bump(countries, m[0].slice(0, 2), 3);
+    for (const m of matchesOf(PREFIXED_VAT, line.text)) {
       const t = readTaxId(m[0]);
       if (t?.printedPrefix && t.checked) bump(countries, t.country!, 2);
     }
-    for (const h of findMoney(line.text)) if (h.explicit && h.currency) bump(currencies, h.currency);
-  }
+    for (const h of amounts[i]!) if (h.explicit && h.currency) bump(currencies, h.currency);
+  });
   const top = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   const currency = top(currencies);
   const country = top(countries) ?? (currency ? CURRENCY_COUNTRY[currency] ?? null : null);
@@ -131,12 +164,20 @@ function labelRegex(labels: string[]): RegExp {
 }
 
 const REFERENCE_RES = Object.entries(REFERENCE_LABELS).map(([type, labels]) => ({ type: type as EntityType, re: labelRegex(labels) }));
+// Which reference labels a line may hold: only their regexes run on it.
+const REFERENCE_ANCHORS = new AnchorScan(Object.values(REFERENCE_LABELS), { before: /[\p{L}\d]/u, after: /\p{L}/u });
 
 interface TaxHit {
   start: number;
   end: number;
   value: string;
   confidence: number;
+}
+
+/** An upper-case letter or a digit first, after one opening "(" or ":" (as `/^[A-Z0-9]/` after dropping it). */
+function startsLikeTaxId(word: string): boolean {
+  const c = word.charCodeAt(word[0] === '(' || word[0] === ':' ? 1 : 0);
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
 }
 
 /**
@@ -147,18 +188,20 @@ function findTaxIds(line: TextLine, hints: DocumentHints, mode: TaxIdPrefixMode)
   const words = line.words;
   const out: TaxHit[] = [];
   for (let i = 0; i < words.length; i++) {
-    if (!/^[A-Z0-9]/.test(words[i]!.text.replace(/^[(:]/, ''))) continue;
+    if (!startsLikeTaxId(words[i]!.text)) continue;
     let best: TaxHit | null = null;
+    const start = words[i]!.start + (/^[(:]/.test(words[i]!.text) ? 1 : 0);
+    let labelled: boolean | undefined;
     for (let n = 1; n <= 6 && i + n <= words.length; n++) {
-      const start = words[i]!.start + (/^[(:]/.test(words[i]!.text) ? 1 : 0);
       const end = words[i + n - 1]!.end - (/[),.;:]$/.test(words[i + n - 1]!.text) ? 1 : 0);
       const raw = line.text.slice(start, end);
+      // A character no tax id holds stays in every longer run: none of them can read as one.
+      if (!/^[A-Z0-9 .\-/]+$/.test(raw)) break;
       const compact = compactTaxId(raw);
       if (compact.length > 18) break;
       if (compact.length < 8 || !/\d{5}/.test(compact.replace(/[A-Z]/g, ''))) continue;
-      if (!/^[A-Z0-9 .\-/]+$/.test(raw)) continue;
       const hasPrefix = /^(?:CHE|[A-Z]{2})\d/.test(compact) || /^(?:CHE|[A-Z]{2})[A-Z0-9]\d{7}/.test(compact);
-      const labelled = TAX_LABELS.test(line.text.slice(Math.max(0, start - 40), start));
+      labelled ??= TAX_LABELS.test(line.text.slice(Math.max(0, start - 40), start));
       if (!hasPrefix && !labelled && !/^\d{2}[A-Z]{5}\d{4}/.test(compact)) continue;
       const match = readTaxId(raw, hints.country);
       if (!match) continue;
@@ -175,54 +218,69 @@ function findTaxIds(line: TextLine, hints: DocumentHints, mode: TaxIdPrefixMode)
   return out;
 }
 
-function recogniseLine(line: TextLine, hints: DocumentHints, options: EntityOptions): Hit[] {
+/** Phone numbers in a line: international ones anywhere, national ones right after a phone label. */
+function phoneHits(text: string, country: string | null): Hit[] {
+  const out: Hit[] = [];
+  try {
+    for (const found of findNumbers(text, { defaultCountry: (country ?? undefined) as CountryCode | undefined, v2: true })) {
+      const international = /^\s*(?:\+|00)/.test(text.slice(found.startsAt, found.endsAt));
+      const labelled = PHONE_LABELS.test(text.slice(Math.max(0, found.startsAt - 24), found.startsAt));
+      if (!international && !labelled) continue;
+      out.push({ type: 'phone', start: found.startsAt, end: found.endsAt, value: found.number.number, confidence: labelled ? 0.9 : 0.7 });
+    }
+  } catch {
+    /* libphonenumber rejects some inputs outright: no phone numbers in this line */
+  }
+  return out;
+}
+
+/** `phones`: the phone numbers of the lines searched so far in this document, by text. */
+function recogniseLine(line: TextLine, hints: DocumentHints, options: EntityOptions, amounts: MoneyHit[], phones: Map<string, Hit[]>): Hit[] {
   const text = line.text;
   const hits: Hit[] = [];
   const push = (type: EntityType, start: number, end: number, value: unknown, confidence: number) => hits.push({ type, start, end, value, confidence });
 
   const digits = /\d/.test(text);
+  const ascii = ASCII_TEXT.test(text);
   if (digits) for (const d of findDates(text, hints.dateOrder ?? options.dateOrder ?? null)) push('date', d.start, d.end, d.value, d.ambiguous ? 0.6 : 0.95);
-  if (digits) for (const m of findMoney(text, hints.currency)) {
-    push('money', m.start, m.end, { amount: m.amount, currency: m.currency }, m.explicit ? 0.92 : 0.5);
+  if (digits) for (const m of amounts) {
+    push('money', m.start, m.end, { amount: m.amount, currency: m.explicit ? m.currency : hints.currency }, m.explicit ? 0.92 : 0.5);
   }
-  if (digits) for (const m of text.matchAll(PERCENT_RE)) {
+  if (digits) for (const m of matchesOf(PERCENT_RE, text)) {
     const v = Number(m[1]!.replace(',', '.'));
     if (Number.isFinite(v)) push('percentage', m.index!, m.index! + m[0].length, v, 0.95);
   }
-  if (text.includes('@')) for (const m of text.matchAll(EMAIL)) push('email', m.index!, m.index! + m[0].length, m[0].toLowerCase(), 0.97);
-  if (text.includes('.')) for (const m of text.matchAll(URL_RE)) {
+  if (text.includes('@')) for (const m of matchesOf(EMAIL, text)) push('email', m.index!, m.index! + m[0].length, m[0].toLowerCase(), 0.97);
+  if (text.includes('.') && URL_HINT.test(text)) for (const m of matchesOf(URL_RE, text)) {
     const raw = m[0].replace(/[.,;:)\]]+$/, '');
     push('url', m.index!, m.index! + raw.length, raw, /^https?:|^www\./i.test(raw) ? 0.95 : 0.75);
   }
-  if (digits) for (const m of text.matchAll(IBAN_RE)) {
+  if (digits) for (const m of matchesOf(IBAN_RE, text)) {
     if (isValidIban(m[0])) push('iban', m.index!, m.index! + m[0].length, m[0].replace(/\s/g, ''), 0.98);
   }
-  const cardLabelled = CARD_LABELS.test(text);
-  if (/\d{4}/.test(text)) for (const m of text.matchAll(CARD_RE)) {
+  if (/\d{4}/.test(text)) for (const m of matchesOf(CARD_RE, text)) {
     const digits = m[0].replace(/\D/g, '');
     if (digits.length >= 13 && digits.length <= 19 && /^[3-6]/.test(digits) && luhnValid(digits)) {
-      push('card_number', m.index!, m.index! + m[0].length, digits, cardLabelled ? 0.9 : 0.55);
+      push('card_number', m.index!, m.index! + m[0].length, digits, hasLabel(line, ascii, CARD_LABELS_TEST) ? 0.9 : 0.55);
     }
   }
   // Tax ids: prefixed ones anywhere; unprefixed ones only after a tax label.
-  if (/\d{2}/.test(text) && (/[A-Z]{2}[ .-]?\d|\d{2}[A-Z]{5}/.test(text) || TAX_LABELS.test(text))) for (const t of findTaxIds(line, hints, options.taxIdPrefixMode ?? 'infer')) push('tax_id', t.start, t.end, t.value, t.confidence);
-  // Phone numbers: international ones anywhere, national ones right after a phone label.
-  if (/\+\s?\(?\d|\b00\d/.test(text) || PHONE_FOLLOWED.test(text)) {
-    const defaultCountry = (hints.country ?? undefined) as CountryCode | undefined;
-    try {
-      for (const found of findNumbers(text, { defaultCountry, v2: true })) {
-        const international = /^\s*(?:\+|00)/.test(text.slice(found.startsAt, found.endsAt));
-        const labelled = PHONE_LABELS.test(text.slice(Math.max(0, found.startsAt - 24), found.startsAt));
-        if (!international && !labelled) continue;
-        push('phone', found.startsAt, found.endsAt, found.number.number, labelled ? 0.9 : 0.7);
-      }
-    } catch {
-      /* libphonenumber rejects some inputs outright: no phone numbers in this line */
+  if (/\d{2}/.test(text) && (/[A-Z]{2}[ .-]?\d|\d{2}[A-Z]{5}/.test(text) || hasLabel(line, ascii, TAX_LABELS_TEST))) for (const t of findTaxIds(line, hints, options.taxIdPrefixMode ?? 'infer')) push('tax_id', t.start, t.end, t.value, t.confidence);
+  // Phone numbers: lines with an international number or a phone label followed by a number (which
+  // needs a digit, "+" or "(": most lines have none). The search is by far the slowest recogniser:
+  // a line printed again (a letterhead, a footer on every page) is searched once.
+  if (/\+\s?\(?\d|\b00\d/.test(text) || ((digits || /[+(]/.test(text)) && hasLabel(line, ascii, PHONE_FOLLOWED_TEST))) {
+    let found = phones.get(text);
+    if (!found) {
+      found = phoneHits(text, hints.country);
+      phones.set(text, found);
     }
+    for (const h of found) hits.push({ ...h });
   }
   for (const p of digits ? POSTAL : []) {
-    if (p.country.includes('|') && !p.country.split('|').includes(hints.country ?? '')) continue;
-    for (const m of text.matchAll(p.re)) {
+    if (p.onlyIn && !p.onlyIn.has(hints.country ?? '')) continue;
+    if (!p.need.test(text)) continue;
+    for (const m of matchesOf(p.re, text)) {
       const code = m[p.group]!;
       const after = text.slice(m.index! + m[0].length).trimStart().split(/\s/)[0] ?? '';
       if (NOT_PLACES.test(after) || /\b(?:HRB|HRA|KvK|RCS|Nr\.?|No\.?)\s*$/i.test(text.slice(0, m.index!))) continue;
@@ -231,9 +289,12 @@ function recogniseLine(line: TextLine, hints: DocumentHints, options: EntityOpti
     }
   }
   for (const o of findOrganisations(text)) push('organization', o.start, o.end, o.name, 0.75);
-  const { text: folded, map } = foldWithMap(text);
-  for (const { type, re } of digits ? REFERENCE_RES : []) {
-    for (const m of folded.matchAll(re)) {
+  const { text: folded, map } = line.folded;
+  const referenceLabels = digits ? REFERENCE_ANCHORS.scan(folded) : [];
+  for (let i = 0; i < referenceLabels.length; i++) {
+    if (!referenceLabels[i]) continue;
+    const { type, re } = REFERENCE_RES[i]!;
+    for (const m of matchesOf(re, folded)) {
       const valueFolded = m[1]!;
       if (!/\d/.test(valueFolded)) continue;
       const fStart = m.index! + m[0].length - valueFolded.length;
@@ -262,15 +323,28 @@ export interface LocatedEntity extends Entity {
 }
 
 /** Every entity of the document, in reading order, with the line each came from. */
-export function recogniseLines(lines: TextLine[], options: EntityOptions = {}, hints = hintsOf(lines)): LocatedEntity[] {
+export function recogniseLines(lines: TextLine[], options: EntityOptions = {}, hints?: DocumentHints): LocatedEntity[] {
+  const amounts = amountsOf(lines);
+  return locatedEntities(lines, options, hints ?? hintsOf(lines, amounts), amounts);
+}
+
+/** The document's hints (documentHints) and its entities (recogniseLines), reading each line's amounts once for both. */
+export function recogniseDocument(lines: TextLine[], options: EntityOptions = {}): { hints: DocumentHints; entities: LocatedEntity[] } {
+  const amounts = amountsOf(lines);
+  const hints = hintsOf(lines, amounts);
+  return { hints, entities: locatedEntities(lines, options, hints, amounts) };
+}
+
+function locatedEntities(lines: TextLine[], options: EntityOptions, hints: DocumentHints, amounts: MoneyHit[][]): LocatedEntity[] {
   const out: LocatedEntity[] = [];
-  for (const line of lines) {
-    for (const hit of recogniseLine(line, hints, options)) {
-      const where = locate(line, hit.start, hit.end);
-      const confidence = Math.round(hit.confidence * rangeConfidence(line, hit.start, hit.end) * 1000) / 1000;
+  const phones = new Map<string, Hit[]>();
+  lines.forEach((line, i) => {
+    for (const hit of recogniseLine(line, hints, options, amounts[i]!, phones)) {
+      const { evidence: where, confidence: wordConfidence } = locateWithConfidence(line, hit.start, hit.end);
+      const confidence = Math.round(hit.confidence * wordConfidence * 1000) / 1000;
       out.push({ type: hit.type, text: where.text, value: hit.value, page: where.page, bbox: where.bbox, confidence, line, start: hit.start, end: hit.end });
     }
-  }
+  });
   return out;
 }
 

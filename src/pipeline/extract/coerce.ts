@@ -1,8 +1,9 @@
 // Reading a field's value out of the text that follows its label (or a table cell, or a
 // key-value pair's value), by the field's type: where the value starts and ends in that text, and
 // its normalised form.
-import { type DateOrder, findDates } from '../entities/dates.js';
+import { type DateHit, type DateOrder, findDates } from '../entities/dates.js';
 import { currencyCode, findMoney } from '../entities/money.js';
+import { matchesOf } from '../entities/normalize.js';
 import { NUMBER_SOURCE, parseNumber } from '../entities/numbers.js';
 import { isValidIban } from '../entities/checksums.js';
 import { type TaxIdPrefixMode, readTaxId, taxIdValue } from '../entities/tax-ids.js';
@@ -24,6 +25,7 @@ export interface CoerceContext {
   taxIdPrefixMode: TaxIdPrefixMode;
 }
 
+const NUMBER_RE = new RegExp(NUMBER_SOURCE, 'g');
 const ID_TOKEN = /[A-Za-z0-9][A-Za-z0-9/_.\-#]*[A-Za-z0-9]|[A-Za-z0-9]/g;
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}/;
 const URL_RE = /(?:https?:\/\/|www\.)[^\s|]+|(?:[a-z0-9-]+\.)+[a-z]{2,6}(?:\/[^\s|]*)?/i;
@@ -47,12 +49,14 @@ function numeric(spec: FieldSpec, text: string, ctx: CoerceContext, integer: boo
   if ((kind === 'money' || !kind) && explicit && explicit.start <= NEAR * 2) {
     return { value: integer ? Math.round(explicit.amount) : explicit.amount, start: explicit.start, end: explicit.end, fit: 1 };
   }
-  const dates = findDates(text, ctx.dateOrder);
+  // Dates, and the count of numbers outside them, are read only when a number near the start needs them.
+  let dates: DateHit[] | undefined;
+  const inDate = (m: RegExpExecArray) => (dates ??= findDates(text, ctx.dateOrder)).some((d) => d.start < m.index + m[0].length && m.index < d.end);
+  let numbersOutsideDates: number | undefined;
   const re = new RegExp(NUMBER_SOURCE, 'g');
-  const all = [...text.matchAll(new RegExp(NUMBER_SOURCE, 'g'))].filter((m) => !dates.some((d) => d.start < m.index! + m[0].length && m.index! < d.end));
   for (let m = re.exec(text); m; m = re.exec(text)) {
     if (m.index > NEAR) break;
-    if (dates.some((d) => d.start < m!.index + m![0].length && m!.index < d.end)) continue;
+    if (inDate(m)) continue;
     if (/\d[./-]$/.test(text.slice(0, m.index))) continue;
     const after = text.slice(m.index + m[0].length);
     // A date, a percentage (for a non-percent field) or part of a longer code is not the number.
@@ -66,7 +70,8 @@ function numeric(spec: FieldSpec, text: string, ctx: CoerceContext, integer: boo
     let fit = skipped === '' || /^[^\p{L}\d]*$/u.test(skipped) || currencyCode(skipped) ? 1 : 0.85;
     // An amount without its currency, or one of several numbers in a row, is less certain.
     if (kind === 'money' && !currencyCode(skipped) && !/^\s?[€$£¥₹]|^\s?[A-Z]{3}\b/.test(after)) fit *= 0.92;
-    if (all.length >= 3) fit *= 0.88;
+    numbersOutsideDates ??= matchesOf(NUMBER_RE, text).filter((n) => !inDate(n)).length;
+    if (numbersOutsideDates >= 3) fit *= 0.88;
     return { value, start: m.index + leading(m[0]), end: m.index + m[0].length, fit };
   }
   return null;
@@ -90,6 +95,14 @@ function phrase(text: string, max = 120): { start: number; end: number } | null 
   }
   while (end > start && /[\s,;:|]/.test(text[end - 1]!)) end--;
   return end > start ? { start, end } : null;
+}
+
+/** The first `n` runs of non-space characters (as `[...text.matchAll(/\S+/g)].slice(0, n)`). */
+function firstTokens(text: string, n: number): RegExpExecArray[] {
+  const re = /\S+/g;
+  const out: RegExpExecArray[] = [];
+  for (let m = re.exec(text); m && out.length < n; m = re.exec(text)) out.push(m);
+  return out;
 }
 
 export function coerce(spec: FieldSpec, text: string, ctx: CoerceContext): Coerced | null {
@@ -150,7 +163,7 @@ export function coerce(spec: FieldSpec, text: string, ctx: CoerceContext): Coerc
   }
   if (id === 'tax_id') {
     // The longest run of up to six tokens that reads as a tax id.
-    const words = [...text.matchAll(/\S+/g)].slice(0, 8);
+    const words = firstTokens(text, 8);
     for (let i = 0; i < Math.min(3, words.length); i++) {
       for (let n = Math.min(6, words.length - i); n >= 1; n--) {
         const start = words[i]!.index!;

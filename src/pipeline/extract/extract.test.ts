@@ -162,6 +162,13 @@ describe('runExtraction: line items', () => {
     const out = runExtraction(doc, template({ lines: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, qty: { type: 'number' }, amount: { type: 'number' } } } } }), { table_aware_extraction_enabled: false });
     expect(out.extraction.data.lines).toEqual([{ description: 'Widget', qty: 2, amount: 20 }, { description: 'Gadget', qty: 1, amount: 5.5 }]);
   });
+
+  it('reads text-only columns from lines without handing them numbers', () => {
+    // A header naming only text columns once made slice(-0) assign every number to no column.
+    const doc = documentFromLines(['Description Reference', 'Widget 42 blue', 'Total 42']);
+    const out = runExtraction(doc, template({ lines: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, reference: { type: 'string' } } } } }), { table_aware_extraction_enabled: false });
+    expect(out.extraction.data.lines).toEqual([{ description: 'Widget' }]);
+  });
 });
 
 describe('runExtraction: policy and template settings', () => {

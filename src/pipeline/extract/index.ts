@@ -3,7 +3,7 @@
 // decision. Pure: no database, HTTP or queue; the job worker and the template test endpoints call
 // runExtraction with the canonical document (in memory or as stored JSON), the template and the
 // tenant's effective policy.
-import { type Entity, type LocatedEntity, documentHints, publicEntity, recogniseLines } from '../entities/recognize.js';
+import { type Entity, type LocatedEntity, publicEntity, recogniseDocument } from '../entities/recognize.js';
 import type { TaxIdPrefixMode } from '../entities/tax-ids.js';
 import { type DocInput, type DocPage, type Evidence, type TextLine, textLines } from '../entities/text.js';
 import type { CoerceContext } from './coerce.js';
@@ -13,8 +13,8 @@ import { isEmpty } from './paths.js';
 import { type PostProcessing, postProcess } from './postprocess.js';
 import type { Rule } from './rule-kinds.js';
 import { type ValidationEntry, runRules } from './rules.js';
-import { type Candidate, type ScalarContext, addressCandidates, fallbackCandidates, keyValueCandidates, labelCandidates, labelStops, tableCandidates } from './scalars.js';
-import { type FieldSpec, schemaFields } from './schema-fields.js';
+import { type Candidate, type ScalarContext, addressCandidates, fallbackCandidates, keyValueCandidates, labelCandidates, labelCells, labelKeyValues, labelStops, tableCandidates } from './scalars.js';
+import { type FieldSpec, labelWordTest, schemaFields } from './schema-fields.js';
 import { type Item, type TableMapping, lineItems, tableItems } from './tables.js';
 
 export { agreementOf, decide, type Decision, type DecisionStatus, type ReviewThresholds } from './decision.js';
@@ -114,10 +114,24 @@ function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], 
   const plan = policy.extraction_evidence_planning_enabled;
   const tables = policy.table_aware_extraction_enabled;
   const linesByPage = new Map<number, TextLine[]>();
-  for (const l of lines) linesByPage.set(l.page, [...(linesByPage.get(l.page) ?? []), l]);
-  const ctx: ScalarContext = { coerce, pages, lines, linesByPage, entities, tables, plan };
+  for (const l of lines) {
+    const own = linesByPage.get(l.page);
+    if (own) own.push(l);
+    else linesByPage.set(l.page, [l]);
+  }
   const scalarFields = fields.filter((f) => f.kind !== 'array_of_objects');
   const index = labelIndexOf(fields, scalarFields);
+  const ctx: ScalarContext = {
+    coerce,
+    pages,
+    lines,
+    linesByPage,
+    entities,
+    tables,
+    plan,
+    labelCells: tables ? labelCells(pages, index.mayBeLabel) : [],
+    labelKeyValues: labelKeyValues(pages, index.mayBeLabel),
+  };
   const matches = findLabels(index, lines, plan);
   const stops = labelStops(matches);
   const result: ChunkResult = { scalars: new Map(), arrays: new Map(), lists: new Map() };
@@ -145,13 +159,13 @@ function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], 
   return result;
 }
 
-const labelIndexes = new WeakMap<FieldSpec[], ReturnType<typeof buildLabelIndex>>();
+const labelIndexes = new WeakMap<FieldSpec[], ReturnType<typeof buildLabelIndex> & { mayBeLabel: (labelText: string) => boolean }>();
 
 /** The compiled label regexes of a template's fields (cached with the fields, which schemaFields caches per schema). */
 function labelIndexOf(fields: FieldSpec[], scalarFields: FieldSpec[]) {
   let index = labelIndexes.get(fields);
   if (!index) {
-    index = buildLabelIndex(scalarFields);
+    index = { ...buildLabelIndex(scalarFields), mayBeLabel: labelWordTest(scalarFields) };
     labelIndexes.set(fields, index);
   }
   return index;
@@ -181,9 +195,8 @@ function setPath(data: Record<string, unknown>, path: string, value: unknown): v
 /** Runs the embedded extractor, post-processing, validation and the review decision. */
 export function runExtraction(canonical: DocInput, template: ExtractionTemplate, policy: ExtractionPolicy = {}, options: ExtractionOptions = {}): ExtractionOutput {
   const lines = textLines(canonical);
-  const hints = documentHints(lines);
   const taxIdPrefixMode = policy.tax_id_country_prefix_mode ?? 'infer';
-  const located = recogniseLines(lines, { taxIdPrefixMode }, hints);
+  const { hints, entities: located } = recogniseDocument(lines, { taxIdPrefixMode });
   const fields = schemaFields(template.json_schema);
   const coerce: CoerceContext = { dateOrder: hints.dateOrder, currency: hints.currency, country: hints.country, taxIdPrefixMode };
   const flags = {
@@ -292,6 +305,6 @@ export function runExtraction(canonical: DocInput, template: ExtractionTemplate,
 export function runEntities(canonical: DocInput, policy: ExtractionPolicy = {}): Entity[] {
   if (policy.generic_entities_enabled === false) return [];
   const lines = textLines(canonical);
-  return recogniseLines(lines, { taxIdPrefixMode: policy.tax_id_country_prefix_mode ?? 'infer' }, documentHints(lines)).map(publicEntity);
+  return recogniseDocument(lines, { taxIdPrefixMode: policy.tax_id_country_prefix_mode ?? 'infer' }).entities.map(publicEntity);
 }
 

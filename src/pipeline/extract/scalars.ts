@@ -6,10 +6,10 @@
 // Every candidate carries a confidence in [0, 1] and its evidence (page, bbox, text).
 import type { LocatedEntity } from '../entities/recognize.js';
 import { type DocPage, type Evidence, type TextLine, locate, rangeConfidence } from '../entities/text.js';
-import type { BBox } from '../canonical/model.js';
+import type { BBox, Table, TableCell } from '../canonical/model.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
-import { type FieldSpec, labelSimilarity } from './schema-fields.js';
+import { type FieldSpec, labelText, labelTextSimilarity } from './schema-fields.js';
 
 export interface Candidate {
   value: unknown;
@@ -29,6 +29,54 @@ export interface ScalarContext {
   tables: boolean;
   /** Planning: look for values around the labels (right, below), not only after them on the line. */
   plan: boolean;
+  /** The table cells that may hold a label of one of the fields (see labelCells). */
+  labelCells: LabelCell[];
+  /** The key-value pairs whose key may be a label of one of the fields, in document order. */
+  labelKeyValues: { page: DocPage; kv: DocPage['key_values'][number]; key: string }[];
+}
+
+export interface LabelCell {
+  page: DocPage;
+  table: Table;
+  cell: TableCell;
+  /** labelText of the cell's text, read once for every field. */
+  key: string;
+}
+
+/** A short text (longer ones are no label) as label text, when it may be a label of a field. */
+function asLabel(text: string, mayBeLabel: (k: string) => boolean): string | null {
+  if (text.length > 80) return null;
+  const k = labelText(text);
+  return mayBeLabel(k) ? k : null;
+}
+
+/**
+ * The table cells of the pages, in document order, that may hold a label of one of the fields:
+ * every field reads only these, not every cell of every table (most hold values).
+ */
+export function labelCells(pages: DocPage[], mayBeLabel: (k: string) => boolean): LabelCell[] {
+  const out: LabelCell[] = [];
+  for (const page of pages) {
+    for (const table of page.tables) {
+      for (const cell of table.cells) {
+        const key = asLabel(cell.text, mayBeLabel);
+        if (key !== null) out.push({ page, table, cell, key });
+      }
+    }
+  }
+  return out;
+}
+
+/** The key-value pairs of the pages, in document order, whose key may be a label of one of the fields. */
+export function labelKeyValues(pages: DocPage[], mayBeLabel: (k: string) => boolean): ScalarContext['labelKeyValues'] {
+  const out: ScalarContext['labelKeyValues'] = [];
+  for (const page of pages) {
+    for (const kv of page.key_values) {
+      const key = asLabel(kv.key, mayBeLabel);
+      if (key !== null) out.push({ page, kv, key });
+    }
+  }
+  return out;
 }
 
 // Words after a label that confirm it rather than qualify it ("TOTAL RM INCL. OF GST", "Total due").
@@ -51,21 +99,23 @@ function labelBox(m: LabelMatch): BBox {
   return locate(m.line, m.start, m.end).bbox;
 }
 
-/** Lines on the same page to the right of the label, on the same visual row, nearest first. */
-function rightOf(ctx: ScalarContext, m: LabelMatch): TextLine[] {
-  const box = labelBox(m);
+/** The nearest line on the same page to the right of the label, on the same visual row. */
+function rightOf(ctx: ScalarContext, m: LabelMatch, box: BBox): TextLine | null {
   const lines = ctx.linesByPage.get(m.line.page) ?? [];
-  return lines
-    .filter((l) => l !== m.line && l.bbox[0] >= box[2] - 2 && l.bbox[0] - box[2] < Math.max(260, 0.7 * (ctx.pages.find((p) => p.page_number === m.line.page)?.width ?? 0)))
+  const reach = Math.max(260, 0.7 * (ctx.pages.find((p) => p.page_number === m.line.page)?.width ?? 0));
+  let nearest: TextLine | null = null;
+  for (const l of lines) {
+    if (l === m.line || !(l.bbox[0] >= box[2] - 2 && l.bbox[0] - box[2] < reach)) continue;
     // A lone ":" between a label and its value is not the value.
-    .filter((l) => /[\p{L}\p{N}]/u.test(l.text))
-    .filter((l) => Math.min(l.bbox[3], box[3]) - Math.max(l.bbox[1], box[1]) >= 0.5 * Math.min(heightOf(l.bbox), heightOf(box)))
-    .sort((a, b) => a.bbox[0] - b.bbox[0]);
+    if (!/[\p{L}\p{N}]/u.test(l.text)) continue;
+    if (!(Math.min(l.bbox[3], box[3]) - Math.max(l.bbox[1], box[1]) >= 0.5 * Math.min(heightOf(l.bbox), heightOf(box)))) continue;
+    if (!nearest || l.bbox[0] < nearest.bbox[0]) nearest = l; // the first of equally near ones, as a stable sort gives
+  }
+  return nearest;
 }
 
 /** The words under the label on the nearest line below it (a header with its value beneath). */
-function below(ctx: ScalarContext, m: LabelMatch): { line: TextLine; start: number; end: number } | null {
-  const box = labelBox(m);
+function below(ctx: ScalarContext, m: LabelMatch, box: BBox): { line: TextLine; start: number; end: number } | null {
   const h = heightOf(box);
   const centre = (b: BBox) => (b[1] + b[3]) / 2;
   const lines = (ctx.linesByPage.get(m.line.page) ?? []).filter((l) => l !== m.line && centre(l.bbox) - centre(box) >= 0.6 * h && l.bbox[1] <= box[3] + 2.5 * h);
@@ -99,6 +149,7 @@ function fromLine(spec: FieldSpec, ctx: ScalarContext, line: TextLine, start: nu
 /** Candidates from labels printed in lines. `stops` are where other labels begin on each line. */
 export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: LabelMatch[], stops: Map<TextLine, number[]>): Candidate[] {
   const out: Candidate[] = [];
+  const isText = spec.type === 'string' && !spec.concept?.kind.match(/id|currency|percent/) && !spec.format && !spec.enum;
   for (const m of matches) {
     // A single generic word inside running text ("greetings from …") is a weak label.
     const sentence = m.line.words.length > 8 && !/^\s*[:#]/.test(m.line.text.slice(m.end)) && !m.line.inTable;
@@ -107,7 +158,6 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     // A header row of a table ("Booking ID | Payment Mode"): the value is under the label, not after it.
     const headerRow = m.line.inTable && m.line.text.includes(' | ') && !/\d/.test(m.line.text);
     const nextStop = (stops.get(m.line) ?? []).filter((s) => s >= m.end).sort((a, b) => a - b)[0] ?? m.line.text.length;
-    const isText = spec.type === 'string' && !spec.concept?.kind.match(/id|currency|percent/) && !spec.format && !spec.enum;
     const { text, offset } = afterLabel(m.line, m.end, isText ? nextStop : m.line.text.length);
     // A one-word label of a free-text field ("From", "Client") only counts when it announces a value with ":".
     const oneWord = !m.line.text.slice(m.start, m.end).trim().includes(' ');
@@ -134,12 +184,14 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     if (text.trim() && !ctx.plan && !headerRow) continue;
     // Other words after the label on its line ("TOTAL QTY", "Total tax") make the value further away less likely its.
     const qualified = /\p{L}{2}/u.test(text) && !CONFIRMING.test(text.trim()) ? 0.85 : 1;
-    for (const line of rightOf(ctx, m).slice(0, 1)) {
-      const c = fromLine(spec, ctx, line, 0, line.text.length, (base - 0.05) * qualified, 'right');
+    const box = labelBox(m);
+    const right = rightOf(ctx, m, box);
+    if (right) {
+      const c = fromLine(spec, ctx, right, 0, right.text.length, (base - 0.05) * qualified, 'right');
       if (c) out.push(c);
     }
     if (!ctx.plan) continue;
-    const under = below(ctx, m);
+    const under = below(ctx, m, box);
     if (under) {
       const c = fromLine(spec, ctx, under.line, under.start, under.end, (base - 0.1) * qualified, 'below');
       if (c) out.push(c);
@@ -148,30 +200,28 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
   return out;
 }
 
-/** How much of `key` a label of the field covers (1: the key is exactly a label). */
-const keySimilarity = (spec: FieldSpec, key: string) => labelSimilarity(spec, key);
+/** How much of a key (as label text) a label of the field covers (1: the key is exactly a label). */
+const keySimilarity = (spec: FieldSpec, key: string) => labelTextSimilarity(spec, key);
 
 export function keyValueCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
   const out: Candidate[] = [];
-  for (const page of ctx.pages) {
-    for (const kv of page.key_values) {
-      const sim = keySimilarity(spec, kv.key);
-      if (sim < 0.6) continue;
-      const c = coerce(spec, kv.value, ctx.coerce);
-      if (!c) continue;
-      const line = ctx.lines.find((l) => l.page === page.page_number && l.bbox[1] <= kv.value_bbox[3] && l.bbox[3] >= kv.value_bbox[1] && l.text.includes(kv.value.slice(c.start, c.end)));
-      const order = line?.order ?? 0;
-      const evidence = line
-        ? locate(line, line.text.indexOf(kv.value.slice(c.start, c.end)), line.text.indexOf(kv.value.slice(c.start, c.end)) + (c.end - c.start))
-        : { page: page.page_number, bbox: kv.value_bbox, text: kv.value.slice(c.start, c.end) };
-      out.push({
-        value: c.value,
-        confidence: r3((0.55 + 0.4 * sim) * c.fit * (0.85 + 0.15 * kv.confidence)),
-        evidence: [evidence],
-        source: 'key_value',
-        order,
-      });
-    }
+  for (const { page, kv, key } of ctx.labelKeyValues) {
+    const sim = keySimilarity(spec, key);
+    if (sim < 0.6) continue;
+    const c = coerce(spec, kv.value, ctx.coerce);
+    if (!c) continue;
+    const line = ctx.lines.find((l) => l.page === page.page_number && l.bbox[1] <= kv.value_bbox[3] && l.bbox[3] >= kv.value_bbox[1] && l.text.includes(kv.value.slice(c.start, c.end)));
+    const order = line?.order ?? 0;
+    const evidence = line
+      ? locate(line, line.text.indexOf(kv.value.slice(c.start, c.end)), line.text.indexOf(kv.value.slice(c.start, c.end)) + (c.end - c.start))
+      : { page: page.page_number, bbox: kv.value_bbox, text: kv.value.slice(c.start, c.end) };
+    out.push({
+      value: c.value,
+      confidence: r3((0.55 + 0.4 * sim) * c.fit * (0.85 + 0.15 * kv.confidence)),
+      evidence: [evidence],
+      source: 'key_value',
+      order,
+    });
   }
   return out;
 }
@@ -179,27 +229,23 @@ export function keyValueCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
 export function tableCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
   if (!ctx.tables) return [];
   const out: Candidate[] = [];
-  for (const page of ctx.pages) {
-    for (const table of page.tables) {
-      for (const cell of table.cells) {
-        const sim = keySimilarity(spec, cell.text);
-        if (sim < 0.7) continue;
-        const right = table.cells.find((c) => c.row === cell.row && c.col === cell.col + cell.col_span);
-        const down = table.cells.find((c) => c.col === cell.col && c.row === cell.row + cell.row_span);
-        for (const [target, penalty] of [[right, 0], [down, 0.05]] as const) {
-          if (!target || !target.text.trim()) continue;
-          const c = coerce(spec, target.text, ctx.coerce);
-          if (!c) continue;
-          out.push({
-            value: c.value,
-            confidence: r3((0.55 + 0.38 * sim - penalty) * c.fit),
-            evidence: [{ page: page.page_number, bbox: target.bbox, text: target.text.slice(c.start, c.end) }],
-            source: 'table',
-            order: ctx.lines.find((l) => l.page === page.page_number && l.bbox[1] >= table.bbox[1] - 1)?.order ?? 0,
-          });
-          break;
-        }
-      }
+  for (const { page, table, cell, key } of ctx.labelCells) {
+    const sim = keySimilarity(spec, key);
+    if (sim < 0.7) continue;
+    const right = table.cells.find((c) => c.row === cell.row && c.col === cell.col + cell.col_span);
+    const down = table.cells.find((c) => c.col === cell.col && c.row === cell.row + cell.row_span);
+    for (const [target, penalty] of [[right, 0], [down, 0.05]] as const) {
+      if (!target || !target.text.trim()) continue;
+      const c = coerce(spec, target.text, ctx.coerce);
+      if (!c) continue;
+      out.push({
+        value: c.value,
+        confidence: r3((0.55 + 0.38 * sim - penalty) * c.fit),
+        evidence: [{ page: page.page_number, bbox: target.bbox, text: target.text.slice(c.start, c.end) }],
+        source: 'table',
+        order: ctx.lines.find((l) => l.page === page.page_number && l.bbox[1] >= table.bbox[1] - 1)?.order ?? 0,
+      });
+      break;
     }
   }
   return out;

@@ -1,6 +1,7 @@
 // The fields of a template's JSON schema, walked into a tree the extractor fills: scalar fields
 // (nested objects flattened into dotted paths), arrays of objects (line items) and arrays of scalars.
-import { fold } from '../entities/normalize.js';
+import { AnchorScan, anchorTest } from '../entities/anchors.js';
+import { escapeRegExp, fold } from '../entities/normalize.js';
 import { COLUMN_CONCEPTS, CONCEPTS, type Concept } from './vocabulary.js';
 
 export type ScalarType = 'string' | 'number' | 'integer' | 'boolean' | 'date';
@@ -28,17 +29,16 @@ export function humanise(key: string): string {
   return fold(key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ')).replace(/\s+/g, ' ').trim();
 }
 
-/** Folded label text: punctuation becomes spaces ("N° de TVA" → "n de tva"). */
-const labelTexts = new Map<string, string>();
+const ASCII = /^[\x00-\x7f]*$/;
 
+/**
+ * Folded label text: punctuation becomes spaces ("N° de TVA" → "n de tva"). Every table cell and
+ * key of a document is read as one: plain ASCII (where folding is lower-casing, and the letters
+ * and numbers are a-z and 0-9) takes a shorter path to the same text.
+ */
 export function labelText(s: string): string {
-  let t = labelTexts.get(s);
-  if (t === undefined) {
-    t = fold(s).replace(/[^\p{L}\p{N}#%]+/gu, ' ').replace(/\s+/g, ' ').trim();
-    if (labelTexts.size > 20000) labelTexts.clear();
-    labelTexts.set(s, t);
-  }
-  return t;
+  if (ASCII.test(s)) return s.toLowerCase().replace(/[^a-z0-9#%]+/g, ' ').trim();
+  return fold(s).replace(/[^\p{L}\p{N}#%]+/gu, ' ').replace(/\s+/g, ' ').trim();
 }
 
 function resolve(schema: unknown, root: Json, depth = 0): Json {
@@ -83,8 +83,18 @@ const kindFits = (concept: Concept, type: ScalarType) => {
 const kindPrefers = (concept: Concept, type: ScalarType) =>
   (type === 'number' || type === 'integer') === (concept.kind === 'money' || concept.kind === 'number' || concept.kind === 'percent');
 
+// Token sets of phrases and concept names, built once each: conceptOf compares every phrase of
+// every field with every name of every concept.
+const tokenSets = new Map<string, Set<string>>();
+
 function tokens(s: string): Set<string> {
-  return new Set(s.split(' ').filter(Boolean));
+  let set = tokenSets.get(s);
+  if (!set) {
+    set = new Set(s.split(' ').filter(Boolean));
+    if (tokenSets.size > 5000) tokenSets.clear();
+    tokenSets.set(s, set);
+  }
+  return set;
 }
 
 /** The concept a field means, from its phrases (humanised name, with parent, title, aliases). */
@@ -99,7 +109,8 @@ export function conceptOf(phrases: string[], type: ScalarType, pool: Concept[] =
         else {
           const a = tokens(phrase);
           const b = tokens(name);
-          const common = [...a].filter((t) => b.has(t)).length;
+          let common = 0;
+          for (const t of a) if (b.has(t)) common++;
           if (common === b.size && b.size >= 2) score = 0.8;
           else score = (common / Math.max(a.size, b.size)) * 0.7;
         }
@@ -185,13 +196,34 @@ function walk(properties: Json, required: string[], root: Json, prefix: string, 
 
 const fieldCache = new WeakMap<object, FieldSpec[]>();
 
-/** Every field of a template's JSON schema (an object schema; anything else has no fields). Cached per schema object: treat both as read-only. */
+// A job reads its template from the database, so the same schema arrives as a new object every
+// time: the fields (and what is compiled from them and cached with them: label regexes) are also
+// kept by the schema's JSON text, for the templates most recently used.
+const fieldsByJson = new Map<string, FieldSpec[]>();
+const FIELDS_BY_JSON_SIZE = 64;
+
+/** Every field of a template's JSON schema (an object schema; anything else has no fields). Cached per schema object and per JSON text: treat both as read-only. */
 export function schemaFields(schema: Record<string, unknown>): FieldSpec[] {
   const cached = fieldCache.get(schema);
   if (cached) return cached;
-  const fields = walkSchema(schema);
+  const json = jsonOf(schema);
+  let fields = json === null ? undefined : fieldsByJson.get(json);
+  if (fields) fieldsByJson.delete(json!); // re-inserted below as the most recently used
+  fields ??= walkSchema(schema);
+  if (json !== null) {
+    fieldsByJson.set(json, fields);
+    if (fieldsByJson.size > FIELDS_BY_JSON_SIZE) fieldsByJson.delete(fieldsByJson.keys().next().value!);
+  }
   fieldCache.set(schema, fields);
   return fields;
+}
+
+function jsonOf(schema: Record<string, unknown>): string | null {
+  try {
+    return JSON.stringify(schema);
+  } catch {
+    return null; // not JSON (a cycle): cached per object only
+  }
 }
 
 function walkSchema(schema: Record<string, unknown>): FieldSpec[] {
@@ -222,13 +254,13 @@ function matcherOf(spec: FieldSpec): Matcher {
 }
 
 /**
- * How well a short text (a key of a key-value pair, a table cell) reads as one of the field's
- * labels: the label's weight when it is exactly a label, less the more other words surround it,
- * 0 when no label is in it. `base` and `span` set how much the surrounding words cost.
+ * How well a short text (a key of a key-value pair, a table cell; at most 80 characters, longer
+ * ones are no label) reads as one of the field's labels, given as label text (`k` = labelText of
+ * it, which callers read once for all fields): the label's weight when it is exactly a label, less
+ * the more other words surround it, 0 when no label is in it. `base` and `span` set how much the
+ * surrounding words cost.
  */
-export function labelSimilarity(spec: FieldSpec, text: string, base = 0.6, span = 0.3): number {
-  if (text.length > 80) return 0;
-  const k = labelText(text);
+export function labelTextSimilarity(spec: FieldSpec, k: string, base = 0.6, span = 0.3): number {
   if (!k) return 0;
   const m = matcherOf(spec);
   const exact = m.exact.get(k);
@@ -244,17 +276,56 @@ export function labelSimilarity(spec: FieldSpec, text: string, base = 0.6, span 
   return best;
 }
 
-const searchers = new WeakMap<FieldSpec, RegExp>();
+/**
+ * Whether a label text (labelText) may read as a label of any of the fields (labelTextSimilarity
+ * above 0 for one of them), in one test: labels and label texts are words joined by single
+ * spaces, and a label covers whole words, so one of the labels' first words must be a word of it.
+ */
+export function labelWordTest(fields: FieldSpec[]): (k: string) => boolean {
+  const words = [...new Set(fields.flatMap((f) => f.labels.map((l) => l.text.split(' ')[0]!)))].sort((a, b) => b.length - a.length);
+  if (!words.length) return () => false;
+  const re = new RegExp(String.raw`(?:^|\s)(?:${words.map(escapeRegExp).join('|')})(?=\s|$)`);
+  return (k) => re.test(k);
+}
+
+interface Searcher {
+  re: RegExp;
+  /** The labels longest first, in the order of the regex's groups. */
+  labels: FieldSpec['labels'];
+  /** Whether a text may hold one of the labels (the regex runs only then). */
+  mayHold: (folded: string) => boolean;
+}
+
+const searchers = new WeakMap<FieldSpec, Searcher>();
+// What a label found by matchLabelIn may not touch (its pattern's look-behind and look-ahead).
+const SEARCH_BOUNDS = { before: /[\p{L}\d]/u, after: /[\p{L}\d]/u };
+const groupScans = new WeakMap<FieldSpec[], AnchorScan>();
+
+/** For several fields at once, in one scan: whether each may have a label in a folded text (matchLabelIn finds none where not). */
+export function labelsMayBeIn(specs: FieldSpec[], folded: string): boolean[] {
+  let scan = groupScans.get(specs);
+  if (!scan) {
+    scan = new AnchorScan(specs.map((f) => f.labels.map((l) => l.text)), SEARCH_BOUNDS);
+    groupScans.set(specs, scan);
+  }
+  return scan.scan(folded);
+}
+
+function searcherOf(spec: FieldSpec): Searcher {
+  let s = searchers.get(spec);
+  if (!s) {
+    const labels = [...spec.labels].sort((a, b) => b.text.length - a.text.length);
+    const alt = labels.map((l) => `(${l.text.split(' ').map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(String.raw`[\s.\-]*`)})`).join('|');
+    s = { re: new RegExp(String.raw`(?<![\p{L}\d])(?:${alt || '(?!)'})(?![\p{L}\d])`, 'u'), labels, mayHold: anchorTest(labels.map((l) => l.text), SEARCH_BOUNDS) };
+    searchers.set(spec, s);
+  }
+  return s;
+}
 
 /** The first of the field's labels in folded text (words may be joined by spaces, dots or dashes): where and how long, or null. */
 export function matchLabelIn(spec: FieldSpec, folded: string): { index: number; length: number; weight: number } | null {
-  let re = searchers.get(spec);
-  const labels = [...spec.labels].sort((a, b) => b.text.length - a.text.length);
-  if (!re) {
-    const alt = labels.map((l) => `(${l.text.split(' ').map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(String.raw`[\s.\-]*`)})`).join('|');
-    re = new RegExp(String.raw`(?<![\p{L}\d])(?:${alt || '(?!)'})(?![\p{L}\d])`, 'u');
-    searchers.set(spec, re);
-  }
+  const { re, labels, mayHold } = searcherOf(spec);
+  if (!mayHold(folded)) return null;
   const m = re.exec(folded);
   if (!m) return null;
   const which = m.slice(1).findIndex((g) => g !== undefined);

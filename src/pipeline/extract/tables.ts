@@ -4,11 +4,10 @@
 // header of its own continues the list (line items across pages).
 import type { DocPage, Evidence, TextLine } from '../entities/text.js';
 import { locate } from '../entities/text.js';
-import { foldWithMap } from '../entities/normalize.js';
 import { NUMBER_SOURCE } from '../entities/numbers.js';
 import type { Table, TableCell } from '../canonical/model.js';
 import { type CoerceContext, coerce } from './coerce.js';
-import { type FieldSpec, findLabelIn, labelSimilarity, labelText, matchLabelIn } from './schema-fields.js';
+import { type FieldSpec, findLabelIn, labelText, labelTextSimilarity, labelsMayBeIn, matchLabelIn } from './schema-fields.js';
 import { TOTAL_ROW } from './vocabulary.js';
 
 export interface ItemCell {
@@ -35,7 +34,8 @@ function grid(table: Table): (TableCell | undefined)[][] {
   return rows;
 }
 
-const headerSimilarity = (field: FieldSpec, text: string) => labelSimilarity(field, text, 0.55, 0.35);
+/** How well a header cell, as label text, names a column field (null: a cell too long to be a label). */
+const headerSimilarity = (field: FieldSpec, key: string | null) => (key === null ? 0 : labelTextSimilarity(field, key, 0.55, 0.35));
 
 function columnXs(table: Table, row: number): number[] {
   return table.cells.filter((c) => c.row === row).sort((a, b) => a.col - b.col).map((c) => c.bbox[0]);
@@ -48,10 +48,12 @@ function mapHeader(table: Table, columns: FieldSpec[]): Mapping | null {
   let bestScore = 0;
   for (let r = 0; r < Math.min(3, rows.length - 1); r++) {
     const pairs: { key: string; col: number; sim: number }[] = [];
+    // Each cell read as label text once, for every column field.
+    const keys = rows[r]!.map((cell) => (cell && cell.text.length <= 80 ? labelText(cell.text) : null));
     for (const field of columns) {
       rows[r]!.forEach((cell, col) => {
         if (!cell) return;
-        const sim = headerSimilarity(field, cell.text);
+        const sim = headerSimilarity(field, keys[col] ?? null);
         if (sim >= 0.5) pairs.push({ key: field.key, col, sim });
       });
     }
@@ -91,7 +93,7 @@ function headerAbove(table: Table, page: number, lines: TextLine[], columns: Fie
 }
 
 function headerFromLine(table: Table, line: TextLine, columns: FieldSpec[]): Mapping | null {
-  const { text: folded, map } = foldWithMap(line.text);
+  const { text: folded, map } = line.folded;
   const ranges = Array.from({ length: table.cols }, (_, col) => {
     const cells = table.cells.filter((c) => c.col === col);
     return cells.length ? [Math.min(...cells.map((c) => c.bbox[0])), Math.max(...cells.map((c) => c.bbox[2]))] : null;
@@ -217,8 +219,9 @@ export function lineItems(field: FieldSpec, lines: TextLine[], ctx: CoerceContex
   for (let i = 0; i < lines.length; i++) {
     // A header is a short line naming at least two columns.
     if (lines[i]!.words.length > 16) continue;
-    const folded = foldWithMap(lines[i]!.text).text;
-    const found = columns.map((c) => ({ c, at: findLabelIn(c, folded) })).filter((x) => x.at >= 0);
+    const folded = lines[i]!.folded.text;
+    const named = labelsMayBeIn(columns, folded);
+    const found = columns.map((c, k) => ({ c, at: named[k] ? findLabelIn(c, folded) : -1 })).filter((x) => x.at >= 0);
     if (found.length < Math.min(2, columns.length)) continue;
     const order = numeric.filter((c) => found.some((f) => f.c === c)).sort((a, b) => found.find((f) => f.c === a)!.at - found.find((f) => f.c === b)!.at);
     for (let j = i + 1; j < lines.length && lines[j]!.page === lines[i]!.page; j++) {
@@ -232,7 +235,8 @@ export function lineItems(field: FieldSpec, lines: TextLine[], ctx: CoerceContex
         const text = line.text.slice(0, first).trim();
         if (text) item[describing.key] = { value: text, confidence: 0.5, evidence: [locate(line, 0, text.length)] };
       }
-      const assigned = numbers.slice(-order.length);
+      // slice(-0) would take every number: with no numeric column named, none is assigned.
+      const assigned = order.length ? numbers.slice(-order.length) : [];
       const offset = order.length - assigned.length;
       assigned.forEach((m, k) => {
         const col = order[k + offset]!;

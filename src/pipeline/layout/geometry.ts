@@ -17,6 +17,11 @@ export function union(boxes: readonly BBox[]): BBox {
   return out;
 }
 
+/** Like `union`, but an empty list gives an empty box at the origin (for boxes that are serialised). */
+export function unionBox(boxes: readonly BBox[]): BBox {
+  return boxes.length === 0 ? [0, 0, 0, 0] : union(boxes);
+}
+
 export const overlapY = (a: BBox, b: BBox) => Math.max(0, Math.min(a[3], b[3]) - Math.max(a[1], b[1]));
 export const overlapX = (a: BBox, b: BBox) => Math.max(0, Math.min(a[2], b[2]) - Math.max(a[0], b[0]));
 

@@ -1,11 +1,8 @@
 // Boxes, confidence averages and the pixel → page-point mapping shared by engines and selection.
-import { union } from '../layout/geometry.js';
+import { unionBox } from '../layout/geometry.js';
 import type { BBox, OcrLine, OcrPage, OcrWord, PixelPage } from './types.js';
 
-/** The box around `boxes`; an empty list gives an empty box at the origin. */
-export function unionBox(boxes: readonly BBox[]): BBox {
-  return boxes.length === 0 ? [0, 0, 0, 0] : union(boxes);
-}
+export { unionBox };
 
 export function joinWords(words: readonly OcrWord[]): string {
   return words.map((w) => w.text).join(' ');
