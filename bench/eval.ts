@@ -3,10 +3,10 @@
 //  1. invoice2data: the 12 vendor PDFs and the Orlen text case, each with a template built from
 //     the fields of its expected JSON (bench/lib/invoice-template.ts); field-level precision,
 //     recall and exact-match accuracy against that JSON.
-//  2. SROIE (company, date, address, total) on 60 receipts. These are scans, and runCanonical
-//     does not OCR (OCR is a separate stage the job worker runs), so the receipts are read from
-//     their ground-truth OCR lines (box/*.csv, text with line boxes) as a text document: this
-//     measures extraction, not OCR.
+//  2. SROIE (company, date, address, total) on 60 receipts, read from their ground-truth OCR
+//     lines (box/*.csv, text with line boxes) as a text document: this measures extraction alone.
+//     With `--ocr [N]` also the first N receipts (default 20) end to end: the receipt photo through
+//     the OCR stage (confidence_based, both engines) and then extraction, as a job does.
 //  3. FUNSD key-value pairing on 30 forms: every linked question → answer pair becomes a field
 //     whose label is the question; the document is built from the annotated words (grouped into
 //     lines by position, not by the annotation's entities). Scored: the extracted value equals the
@@ -23,6 +23,7 @@ import { type LineInput, documentFromLines } from '../src/pipeline/entities/text
 import type { DocInput } from '../src/pipeline/entities/text.js';
 import { type ExtractionTemplate, runExtraction } from '../src/pipeline/extract/index.js';
 import { runCanonical, toCanonicalJson } from '../src/pipeline/index.js';
+import { closeOcrEngines } from '../src/pipeline/ocr/index.js';
 import { type Scores, equal, normalise, scoreDocument, summarise, total } from './lib/field-score.js';
 import { NOT_ON_DOCUMENT, templateSchemaFor } from './lib/invoice-template.js';
 
@@ -85,17 +86,48 @@ const SROIE_SCHEMA = {
   },
 };
 
+const sroieKeys = () => readdirSync(new URL('sroie/key/', DATA)).filter((f) => f.endsWith('.json')).sort();
+
+function scoreReceipt(scores: Scores, key: string, data: Record<string, unknown>) {
+  const expected = readJson<Record<string, string>>(`sroie/key/${key}`);
+  const truth: Json = { company: expected.company, date: parseDate(expected.date ?? '', 'dmy') ?? expected.date, address: expected.address, total: parseAmount(expected.total ?? '')?.amount ?? expected.total };
+  scoreDocument(scores, truth, data, (field, a, b) => (field === 'total' ? equal(Number(a), Number(b)) : normalise(a).replace(/\s*([,.])\s*/g, '$1') === normalise(b).replace(/\s*([,.])\s*/g, '$1')));
+}
+
 function sroie() {
-  const keys = readdirSync(new URL('sroie/key/', DATA)).filter((f) => f.endsWith('.json')).sort();
+  const keys = sroieKeys();
   const scores: Scores = {};
   for (const key of keys) {
     const id = key.replace(/\.json$/, '');
-    const expected = readJson<Record<string, string>>(`sroie/key/${key}`);
-    const out = runExtraction(sroieDocument(path(`sroie/box/${id}.csv`)), template(SROIE_SCHEMA));
-    const truth: Json = { company: expected.company, date: parseDate(expected.date ?? '', 'dmy') ?? expected.date, address: expected.address, total: parseAmount(expected.total ?? '')?.amount ?? expected.total };
-    scoreDocument(scores, truth, out.extraction.data, (field, a, b) => (field === 'total' ? equal(Number(a), Number(b)) : normalise(a).replace(/\s*([,.])\s*/g, '$1') === normalise(b).replace(/\s*([,.])\s*/g, '$1')));
+    scoreReceipt(scores, key, runExtraction(sroieDocument(path(`sroie/box/${id}.csv`)), template(SROIE_SCHEMA)).extraction.data);
   }
   return { scores, receipts: keys.length };
+}
+
+/** The first `limit` receipts end to end: photo → OCR stage → canonical → extraction. */
+async function sroieThroughOcr(limit: number) {
+  const keys = sroieKeys().slice(0, limit);
+  const scores: Scores = {};
+  let seconds = 0;
+  for (const [i, key] of keys.entries()) {
+    const id = key.replace(/\.json$/, '');
+    const started = performance.now();
+    const doc = await runCanonical(readFileSync(path(`sroie/img/${id}.jpg`)), { ocr: {} });
+    seconds += (performance.now() - started) / 1000;
+    scoreReceipt(scores, key, runExtraction(toCanonicalJson(doc), template(SROIE_SCHEMA)).extraction.data);
+    process.stderr.write(`\r  OCR ${i + 1}/${keys.length} receipts`);
+  }
+  process.stderr.write('\n');
+  await closeOcrEngines();
+  return { scores, receipts: keys.length, ocr_seconds_per_receipt: Math.round((seconds / Math.max(1, keys.length)) * 100) / 100 };
+}
+
+/** `--ocr [N]`: how many receipts to run through OCR (0 = none). */
+function ocrLimit(): number {
+  const at = process.argv.indexOf('--ocr');
+  if (at < 0) return 0;
+  const n = Number(process.argv[at + 1]);
+  return Number.isInteger(n) && n > 0 ? n : 20;
 }
 
 // ---------------------------------------------------------------- FUNSD
@@ -250,6 +282,9 @@ async function main() {
   for (const d of inv.documents) console.log(`  ${String(d.name).padEnd(30)} exact ${String(d.exact_match).padStart(5)}  precision ${String(d.precision).padStart(5)}  ${String(d.status)}`);
   const sr = sroie();
   const sroieTable = table('SROIE (60 receipts)', sr.scores, 'text from the ground-truth OCR lines, not OCR');
+  const limit = ocrLimit();
+  const srOcr = limit ? await sroieThroughOcr(limit) : null;
+  const sroieOcrTable = srOcr ? table(`SROIE through OCR (${srOcr.receipts} receipts, confidence_based, ${srOcr.ocr_seconds_per_receipt} s OCR per receipt)`, srOcr.scores, 'receipt photo → OCR → extraction') : null;
   const fu = funsd();
   const funsdTable = table(`FUNSD key-value pairing (${fu.forms} forms, ${fu.pairs} linked pairs)`, fu.scores, 'words from the annotations');
   const time = await timing();
@@ -261,6 +296,7 @@ async function main() {
     seconds: Math.round((Date.now() - started) / 100) / 10,
     invoice2data: { all_fields: invoiceAll, core_fields: invoiceCore, documents: inv.documents },
     sroie: { receipts: sr.receipts, source: 'box/*.csv ground-truth OCR lines', ...sroieTable },
+    ...(srOcr ? { sroie_through_ocr: { receipts: srOcr.receipts, ocr_seconds_per_receipt: srOcr.ocr_seconds_per_receipt, ...sroieOcrTable } } : {}),
     funsd: { forms: fu.forms, pairs: fu.pairs, source: 'annotation words regrouped into lines', ...funsdTable },
     timing_10_pages: time,
   };
