@@ -27,6 +27,10 @@ export class TesseractWasm implements PixelEngine {
       await worker.setParameters({
         tessedit_pageseg_mode: PSM.AUTO,
         user_defined_dpi: String(Math.round(Math.min(1200, Math.max(70, opts.dpi ?? 300)))),
+        // Tesseract's diagnostics ("Detected 35 diacritics") would go to the worker process's
+        // stderr, around the structured log; they say nothing a user can act on. (Leptonica's own
+        // box warnings still print: tesseract.js has no switch for them.)
+        debug_file: '/dev/null',
       });
       try {
         const png = await toPng(raster);
