@@ -37,6 +37,8 @@ export interface Config {
   secretKey: string | null;
   maxUploadBytes: number;
   allowPrivateNetwork: boolean;
+  /** Private addresses or CIDR ranges outbound calls may reach even without allowPrivateNetwork. */
+  outboundAllow: string[];
   logLevel: string;
   sessionIdleHours: number;
   sessionMaxDays: number;
@@ -72,6 +74,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_SECRET_KEY', default: '(generated into the data dir)', description: 'encrypts stored credentials (AES-256-GCM)' },
   { name: 'QUIRE_MAX_UPLOAD_BYTES', default: '52428800', description: 'largest accepted upload (50 MiB)' },
   { name: 'QUIRE_ALLOW_PRIVATE_NETWORK', default: '0', description: '1 lets outbound calls reach private/loopback addresses' },
+  { name: 'QUIRE_OUTBOUND_ALLOW', default: '(none)', description: 'comma-separated private addresses or CIDR ranges outbound calls may reach (e.g. 10.0.0.5,192.168.10.0/24)' },
   { name: 'QUIRE_SESSION_IDLE_HOURS', default: '12', description: 'a session expires after this long unused' },
   { name: 'QUIRE_SESSION_MAX_DAYS', default: '7', description: 'a session expires this long after login, used or not' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (trace, debug, info, warn, error, fatal, silent)' },
@@ -123,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: text(env, 'QUIRE_SECRET_KEY'),
     maxUploadBytes: integer(env, 'QUIRE_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1),
     allowPrivateNetwork: flag(env, 'QUIRE_ALLOW_PRIVATE_NETWORK'),
+    outboundAllow: (text(env, 'QUIRE_OUTBOUND_ALLOW') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     logLevel: text(env, 'LOG_LEVEL') ?? 'info',
     sessionIdleHours: integer(env, 'QUIRE_SESSION_IDLE_HOURS', 12, 1),
     sessionMaxDays: integer(env, 'QUIRE_SESSION_MAX_DAYS', 7, 1),
