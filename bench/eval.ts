@@ -26,6 +26,32 @@ import { runCanonical, toCanonicalJson } from '../src/pipeline/index.js';
 import { closeOcrEngines } from '../src/pipeline/ocr/index.js';
 import { type Scores, equal, normalise, scoreDocument, summarise, total } from './lib/field-score.js';
 import { NOT_ON_DOCUMENT, templateSchemaFor } from './lib/invoice-template.js';
+import { ocrCanonical } from './lib/ocr-cache.js';
+import { type Slice, sliceOf } from './lib/split.js';
+import { assemble } from '../src/pipeline/canonical/assemble.js';
+import type { KeyValue } from '../src/pipeline/canonical/model.js';
+
+/** Scores kept apart for the tuned documents and the held-out slice (bench/lib/split.ts). */
+type SliceScores = Record<Slice, Scores>;
+const sliceScores = (): SliceScores => ({ tuned: {}, held_out: {} });
+
+/** The default review_confidence_floor: a field at or above it passes without review. */
+const REVIEW_FLOOR = 0.7;
+/** Per slice: fields at or above the floor, and how many of them were right. */
+type Calibration = Record<Slice, { passed: number; right: number }>;
+const calibration = (): Calibration => ({ tuned: { passed: 0, right: 0 }, held_out: { passed: 0, right: 0 } });
+
+/** Counts the scalar fields at or above the review floor, and whether their value is the expected one. */
+function calibrate(into: Calibration, slice: Slice, expected: Json, fields: Record<string, { value: unknown; confidence: number }>, same: (field: string, a: unknown, b: unknown) => boolean = (_f, a, b) => equal(a, b)) {
+  for (const [field, exp] of Object.entries(expected)) {
+    if (exp === null || exp === undefined || Array.isArray(exp) || (typeof exp === 'object')) continue;
+    const got = fields[field];
+    if (!got || got.value === null || got.confidence < REVIEW_FLOOR) continue;
+    into[slice].passed++;
+    if (same(field, exp, got.value)) into[slice].right++;
+  }
+}
+import { classificationEval } from './lib/classification-eval.js';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 const path = (p: string) => fileURLToPath(new URL(p, DATA));
@@ -42,20 +68,24 @@ export const INVOICE_CORE = ['issuer', 'partner_name', 'amount', 'amount_untaxed
 async function invoice2data() {
   const dir = 'invoice2data/compare/';
   const cases = readdirSync(new URL(dir, DATA)).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
-  const scores: Scores = {};
+  const scores = sliceScores();
+  const calib = calibration();
   const documents: Json[] = [];
   for (const name of cases) {
     const source = readdirSync(new URL(dir, DATA)).find((f) => f.startsWith(`${name}.`) && (f.endsWith('.pdf') || f.endsWith('.txt')));
     if (!source) continue;
+    const slice = sliceOf(name);
     const expected = Object.fromEntries(Object.entries(readJson<Json[]>(`${dir}${name}.json`)[0]!).filter(([k]) => !NOT_ON_DOCUMENT.has(k)));
     const canonical = toCanonicalJson(await runCanonical(readFileSync(path(dir + source))));
     const out = runExtraction(canonical, template(templateSchemaFor(expected)));
     const own: Scores = {};
     scoreDocument(own, expected, out.extraction.data);
-    scoreDocument(scores, expected, out.extraction.data);
-    documents.push({ name: source, ...summarise(total(own)), status: out.decision.status });
+    scoreDocument(scores[slice], expected, out.extraction.data);
+    calibrate(calib, slice, expected, out.extraction.fields);
+    const core = total(own, (f) => INVOICE_CORE.includes(f));
+    documents.push({ name: source, slice, ...summarise(total(own)), core_all_right: core.tp === core.n, status: out.decision.status, review_reasons: out.decision.review_reasons });
   }
-  return { scores, documents };
+  return { scores, calib, documents };
 }
 
 // ---------------------------------------------------------------- SROIE
@@ -73,8 +103,11 @@ function sroieDocument(file: string): DocInput {
     lines.push({ text, bbox: [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)] as BBox });
   }
   lines.sort((a, b) => a.bbox![1] - b.bbox![1] || a.bbox![0] - b.bbox![0]);
-  return documentFromLines(lines, { width: 1000, height: 2000 });
+  return documentFromLines(lines, pageSizeOf(lines));
 }
+
+/** The receipt's size: the box lines are in image pixels, the page is as wide as its text reaches. */
+const pageSizeOf = (lines: LineInput[]) => ({ width: Math.max(1000, ...lines.map((l) => l.bbox![2])), height: Math.max(1000, ...lines.map((l) => l.bbox![3])) });
 
 const SROIE_SCHEMA = {
   type: 'object',
@@ -88,38 +121,45 @@ const SROIE_SCHEMA = {
 
 const sroieKeys = () => readdirSync(new URL('sroie/key/', DATA)).filter((f) => f.endsWith('.json')).sort();
 
-function scoreReceipt(scores: Scores, key: string, data: Record<string, unknown>) {
+const sroieSame = (field: string, a: unknown, b: unknown) => (field === 'total' ? equal(Number(a), Number(b)) : normalise(a).replace(/\s*([,.])\s*/g, '$1') === normalise(b).replace(/\s*([,.])\s*/g, '$1'));
+
+function sroieTruth(key: string): Json {
   const expected = readJson<Record<string, string>>(`sroie/key/${key}`);
-  const truth: Json = { company: expected.company, date: parseDate(expected.date ?? '', 'dmy') ?? expected.date, address: expected.address, total: parseAmount(expected.total ?? '')?.amount ?? expected.total };
-  scoreDocument(scores, truth, data, (field, a, b) => (field === 'total' ? equal(Number(a), Number(b)) : normalise(a).replace(/\s*([,.])\s*/g, '$1') === normalise(b).replace(/\s*([,.])\s*/g, '$1')));
+  return { company: expected.company, date: parseDate(expected.date ?? '', 'dmy') ?? expected.date, address: expected.address, total: parseAmount(expected.total ?? '')?.amount ?? expected.total };
 }
 
 function sroie() {
   const keys = sroieKeys();
-  const scores: Scores = {};
+  const scores = sliceScores();
+  const calib = calibration();
   for (const key of keys) {
     const id = key.replace(/\.json$/, '');
-    scoreReceipt(scores, key, runExtraction(sroieDocument(path(`sroie/box/${id}.csv`)), template(SROIE_SCHEMA)).extraction.data);
+    const slice = sliceOf(id);
+    const out = runExtraction(sroieDocument(path(`sroie/box/${id}.csv`)), template(SROIE_SCHEMA));
+    scoreDocument(scores[slice], sroieTruth(key), out.extraction.data, sroieSame);
+    calibrate(calib, slice, sroieTruth(key), out.extraction.fields, sroieSame);
   }
-  return { scores, receipts: keys.length };
+  return { scores, calib, receipts: keys.length };
 }
 
-/** The first `limit` receipts end to end: photo → OCR stage → canonical → extraction. */
+/** The first `limit` receipts end to end: photo → OCR stage → canonical → extraction (OCR words cached, bench/lib/ocr-cache.ts). */
 async function sroieThroughOcr(limit: number) {
   const keys = sroieKeys().slice(0, limit);
-  const scores: Scores = {};
+  const scores = sliceScores();
+  const calib = calibration();
   let seconds = 0;
   for (const [i, key] of keys.entries()) {
     const id = key.replace(/\.json$/, '');
-    const started = performance.now();
-    const doc = await runCanonical(readFileSync(path(`sroie/img/${id}.jpg`)), { ocr: {} });
-    seconds += (performance.now() - started) / 1000;
-    scoreReceipt(scores, key, runExtraction(toCanonicalJson(doc), template(SROIE_SCHEMA)).extraction.data);
+    const slice = sliceOf(id);
+    const run = await ocrCanonical(readFileSync(path(`sroie/img/${id}.jpg`)));
+    seconds += run.seconds;
+    const out = runExtraction(toCanonicalJson(run.doc), template(SROIE_SCHEMA));
+    scoreDocument(scores[slice], sroieTruth(key), out.extraction.data, sroieSame);
+    calibrate(calib, slice, sroieTruth(key), out.extraction.fields, sroieSame);
     process.stderr.write(`\r  OCR ${i + 1}/${keys.length} receipts`);
   }
   process.stderr.write('\n');
-  await closeOcrEngines();
-  return { scores, receipts: keys.length, ocr_seconds_per_receipt: Math.round((seconds / Math.max(1, keys.length)) * 100) / 100 };
+  return { scores, calib, receipts: keys.length, ocr_seconds_per_receipt: Math.round((seconds / Math.max(1, keys.length)) * 100) / 100 };
 }
 
 /** `--ocr [N]`: how many receipts to run through OCR (0 = none). */
@@ -177,36 +217,98 @@ function funsdDocument(form: FunsdEntity[]): DocInput {
   return { pages: [page] };
 }
 
+function funsdForms() {
+  return readdirSync(new URL('funsd/annotations/', DATA)).filter((f) => f.endsWith('.json')).sort();
+}
+
+/** The linked question → answer pairs of a form (question without its trailing colon). */
+function funsdPairs(form: FunsdEntity[]): { question: string; answer: string; id: number }[] {
+  const byId = new Map(form.map((e) => [e.id, e]));
+  const out: { question: string; answer: string; id: number }[] = [];
+  for (const q of form.filter((e) => e.label === 'question')) {
+    for (const [a, b] of q.linking) {
+      const answer = byId.get(a === q.id ? b : a);
+      if (answer?.label !== 'answer' || !answer.text.trim()) continue;
+      const question = q.text.replace(/[:\s]+$/, '').trim();
+      if (question.length >= 2) out.push({ question, answer: answer.text, id: q.id });
+    }
+  }
+  return out;
+}
+
 function funsd() {
-  const files = readdirSync(new URL('funsd/annotations/', DATA)).filter((f) => f.endsWith('.json')).sort();
-  const scores: Scores = {};
+  const files = funsdForms();
+  const scores = sliceScores();
   let pairs = 0;
   for (const file of files) {
     const form = readJson<{ form: FunsdEntity[] }>(`funsd/annotations/${file}`).form;
-    const byId = new Map(form.map((e) => [e.id, e]));
+    const slice = sliceOf(file.replace(/\.json$/, ''));
     const properties: Json = {};
     const expected: Json = {};
-    for (const q of form.filter((e) => e.label === 'question')) {
-      const answer = q.linking.map(([a, b]) => byId.get(a === q.id ? b : a)).find((e) => e?.label === 'answer');
-      const label = q.text.replace(/[:\s]+$/, '').trim();
-      if (!answer || !answer.text.trim() || label.length < 2) continue;
-      properties[`q${q.id}`] = { type: 'string', 'x-aliases': [label] };
-      expected[`q${q.id}`] = answer.text;
+    // One field per question (the first answer linked to it).
+    for (const p of funsdPairs(form)) {
+      if (properties[`q${p.id}`]) continue;
+      properties[`q${p.id}`] = { type: 'string', 'x-aliases': [p.question] };
+      expected[`q${p.id}`] = p.answer;
       pairs++;
     }
     if (!Object.keys(properties).length) continue;
     const out = runExtraction(funsdDocument(form), template({ type: 'object', properties }), { generic_entities_enabled: false });
     const flat: Scores = {};
     scoreDocument(flat, expected, out.extraction.data);
-    scoreDocument(scores, { pair: null }, {});
     const t = total(flat);
-    const s = (scores.pair ??= { tp: 0, fp: 0, fn: 0, n: 0 });
+    const s = (scores[slice].pair ??= { tp: 0, fp: 0, fn: 0, n: 0 });
     s.tp += t.tp;
     s.fp += t.fp;
     s.fn += t.fn;
     s.n += t.n;
   }
   return { scores, forms: files.length, pairs };
+}
+
+/** Pair text compared after normalisation: case, punctuation and spacing do not count. */
+const pairText = (s: string) => normalise(s).replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
+/**
+ * canonical key_values against the linked pairs: a predicted pair is right when both its key and
+ * its value equal a gold question and its answer (each gold pair matched once). F1 per slice.
+ */
+function scoreKeyValues(into: Scores, form: FunsdEntity[], predicted: KeyValue[]) {
+  const gold = funsdPairs(form).map((p) => ({ q: pairText(p.question), a: pairText(p.answer), used: false }));
+  const c = (into.pair ??= { tp: 0, fp: 0, fn: 0, n: 0 });
+  for (const kv of predicted) {
+    const q = pairText(kv.key);
+    const a = pairText(kv.value);
+    const hit = gold.find((g) => !g.used && g.q === q && g.a === a);
+    if (hit) {
+      hit.used = true;
+      c.tp++;
+    } else c.fp++;
+  }
+  c.fn += gold.filter((g) => !g.used).length;
+  c.n += gold.length;
+}
+
+/** The annotated words laid out as a page (layout/page-layout.ts), so canonical key_values come from the same code as a job's. */
+function funsdLaidOut(form: FunsdEntity[]) {
+  const words = form.flatMap((e) => e.words).filter((w) => w.text.trim()).map((w) => ({ text: w.text, bbox: [...w.box] as BBox, confidence: 1 }));
+  return assemble('png', 1, [{ page_number: 1, width: 1000, height: 1000, rotation: 0, source: 'ocr_tesseract', words }]);
+}
+
+/** FUNSD canonical key_values, from the annotation words (`words`) or from the form image through OCR (`ocr`). */
+async function funsdKeyValues(mode: 'words' | 'ocr') {
+  const scores = sliceScores();
+  const files = funsdForms();
+  for (const [i, file] of files.entries()) {
+    const form = readJson<{ form: FunsdEntity[] }>(`funsd/annotations/${file}`).form;
+    const id = file.replace(/\.json$/, '');
+    const doc = mode === 'words' ? funsdLaidOut(form) : (await ocrCanonical(readFileSync(path(`funsd/images/${id}.png`)))).doc;
+    // OCR measures in points; the annotation in image pixels: key_values compare by text only.
+    scoreKeyValues(scores[sliceOf(id)], form, doc.pages.flatMap((p) => p.key_values));
+    if (mode === 'ocr') process.stderr.write(`\r  OCR ${i + 1}/${files.length} forms`);
+  }
+  if (mode === 'ocr') process.stderr.write('\n');
+  return { scores, forms: files.length };
 }
 
 // ---------------------------------------------------------------- timing
@@ -260,44 +362,103 @@ async function timing() {
 
 // ---------------------------------------------------------------- report
 
+const f3 = (v: number | null) => (v === null ? '   -  ' : v.toFixed(3).padStart(6));
+
 function table(title: string, scores: Scores, note = ''): Json {
   const rows = Object.entries(scores).map(([field, c]) => ({ field, ...summarise(c) }));
   rows.sort((a, b) => b.n - a.n || a.field.localeCompare(b.field));
   const overall = summarise(total(scores));
-  const f = (v: number | null) => (v === null ? '   -  ' : v.toFixed(3).padStart(6));
   console.log(`\n${title}${note ? ` (${note})` : ''}`);
   console.log(`${'field'.padEnd(30)} ${'n'.padStart(4)} ${'prec'.padStart(6)} ${'recall'.padStart(6)} ${'exact'.padStart(6)}`);
-  for (const r of rows) console.log(`${r.field.padEnd(30)} ${String(r.n).padStart(4)} ${f(r.precision)} ${f(r.recall)} ${f(r.exact_match)}`);
-  console.log(`${'ALL'.padEnd(30)} ${String(overall.n).padStart(4)} ${f(overall.precision)} ${f(overall.recall)} ${f(overall.exact_match)}`);
+  for (const r of rows) console.log(`${r.field.padEnd(30)} ${String(r.n).padStart(4)} ${f3(r.precision)} ${f3(r.recall)} ${f3(r.exact_match)}`);
+  console.log(`${'ALL'.padEnd(30)} ${String(overall.n).padStart(4)} ${f3(overall.precision)} ${f3(overall.recall)} ${f3(overall.exact_match)}`);
   return { overall, fields: rows };
+}
+
+const f1 = (c: { tp: number; fp: number; fn: number }) => (c.tp ? Math.round(((2 * c.tp) / (2 * c.tp + c.fp + c.fn)) * 1000) / 1000 : 0);
+
+/** The tuned documents' table in full, then the held-out slice's headline (and its table in the JSON). */
+function sliced(title: string, scores: SliceScores, note = '', only?: (field: string) => boolean): Json {
+  const pick = (s: Scores) => (only ? Object.fromEntries(Object.entries(s).filter(([k]) => only(k))) : s);
+  const tuned = table(`${title}: tuned`, pick(scores.tuned), note);
+  const held = summarise(total(pick(scores.held_out)));
+  console.log(`${'HELD-OUT'.padEnd(30)} ${String(held.n).padStart(4)} ${f3(held.precision)} ${f3(held.recall)} ${f3(held.exact_match)}`);
+  const rows = Object.entries(pick(scores.held_out)).map(([field, c]) => ({ field, ...summarise(c) }));
+  return { tuned, held_out: { overall: held, fields: rows } };
+}
+
+function calibrationReport(title: string, c: Calibration): Json {
+  const share = (s: { passed: number; right: number }) => (s.passed ? Math.round((s.right / s.passed) * 1000) / 1000 : null);
+  console.log(`  calibration ${title}: ${c.tuned.right}/${c.tuned.passed} right at or above ${REVIEW_FLOOR} (${share(c.tuned)}); held-out ${c.held_out.right}/${c.held_out.passed} (${share(c.held_out)})`);
+  return { floor: REVIEW_FLOOR, tuned: { ...c.tuned, right_share: share(c.tuned) }, held_out: { ...c.held_out, right_share: share(c.held_out) } };
+}
+
+function kvReport(title: string, scores: SliceScores): Json {
+  const out: Json = {};
+  for (const slice of ['tuned', 'held_out'] as const) {
+    const c = scores[slice].pair ?? { tp: 0, fp: 0, fn: 0, n: 0 };
+    out[slice] = { ...summarise(c), f1: f1(c) };
+  }
+  const t = out.tuned as { f1: number; precision: number | null; recall: number | null; n: number };
+  const h = out.held_out as { f1: number; n: number };
+  console.log(`\n${title}: tuned F1 ${t.f1} (precision ${t.precision}, recall ${t.recall}, ${t.n} pairs); held-out F1 ${h.f1} (${h.n} pairs)`);
+  return out;
+}
+
+function printClassification(c: Awaited<ReturnType<typeof classificationEval>>) {
+  console.log(`\nclassification (${c.kinds.documents} documents of 5 kinds, ${c.kinds.unknown_documents} of no template's kind; leave-one-out exemplars):`);
+  console.log(`  kind accuracy ${c.kinds.kind_accuracy_pct} %  ${JSON.stringify(c.kinds.by_kind)}`);
+  console.log(`  unknown kinds marked unmatched ${c.kinds.unknown_miss_rate_pct} %`);
+  console.log(`  issuer accuracy ${c.issuers.issuer_accuracy_pct} % (${c.issuers.documents} invoices, ${c.issuers.issuers} issuers)`);
+  console.log(`  with use (exemplars per template → kind accuracy, unknown miss rate): ${c.learning_from_use.map((u) => `${u.exemplars_per_template}: ${u.kind_accuracy_pct} % / ${u.unknown_miss_rate_pct} %`).join(', ')}`);
+  for (const m of [...c.kinds.misses, ...c.kinds.false_matches, ...c.issuers.misses]) console.log(`    miss: ${m}`);
 }
 
 async function main() {
   const started = Date.now();
+  if (process.argv.includes('--only-classification')) {
+    printClassification(await classificationEval({ sroie: sroieDocument, funsd: (f) => funsdDocument(JSON.parse(readFileSync(f, 'utf8')).form) }));
+    return;
+  }
   const inv = await invoice2data();
-  const invCore: Scores = Object.fromEntries(Object.entries(inv.scores).filter(([k]) => INVOICE_CORE.includes(k)));
-  const invoiceAll = table('invoice2data: every field of the expected JSON', inv.scores);
-  const invoiceCore = table('invoice2data: core invoice fields', invCore);
+  const invoiceAll = sliced('invoice2data: every field of the expected JSON', inv.scores);
+  const invoiceCore = sliced('invoice2data: core invoice fields', inv.scores, '', (k) => INVOICE_CORE.includes(k));
+  const invoiceLines = sliced('invoice2data: line-item fields', inv.scores, '', (k) => k.includes('[].'));
+  const invoiceCalibration = calibrationReport('invoice2data', inv.calib);
+  const allRight = inv.documents.filter((d) => d.core_all_right && String(d.name).endsWith('.pdf'));
+  const reviewed = allRight.filter((d) => d.status === 'needs_review').length;
+  console.log(`  review rate on digital invoices with every core field right: ${reviewed} of ${allRight.length}`);
   console.log('\nper document:');
-  for (const d of inv.documents) console.log(`  ${String(d.name).padEnd(30)} exact ${String(d.exact_match).padStart(5)}  precision ${String(d.precision).padStart(5)}  ${String(d.status)}`);
+  for (const d of inv.documents) console.log(`  ${String(d.name).padEnd(30)} ${String(d.slice).padEnd(8)} exact ${String(d.exact_match).padStart(5)}  precision ${String(d.precision).padStart(5)}  ${String(d.status)} ${(d.review_reasons as string[]).slice(0, 4).join(' ')}`);
   const sr = sroie();
-  const sroieTable = table('SROIE (60 receipts)', sr.scores, 'text from the ground-truth OCR lines, not OCR');
+  const sroieTable = sliced(`SROIE (${sr.receipts} receipts)`, sr.scores, 'text from the ground-truth OCR lines, not OCR');
+  const sroieCalibration = calibrationReport('SROIE', sr.calib);
   const limit = ocrLimit();
   const srOcr = limit ? await sroieThroughOcr(limit) : null;
-  const sroieOcrTable = srOcr ? table(`SROIE through OCR (${srOcr.receipts} receipts, confidence_based, ${srOcr.ocr_seconds_per_receipt} s OCR per receipt)`, srOcr.scores, 'receipt photo → OCR → extraction') : null;
+  const sroieOcrTable = srOcr ? sliced(`SROIE through OCR (${srOcr.receipts} receipts, confidence_based, ${srOcr.ocr_seconds_per_receipt} s OCR per receipt)`, srOcr.scores, 'receipt photo → OCR → extraction') : null;
+  const sroieOcrCalibration = srOcr ? calibrationReport('SROIE through OCR', srOcr.calib) : null;
   const fu = funsd();
-  const funsdTable = table(`FUNSD key-value pairing (${fu.forms} forms, ${fu.pairs} linked pairs)`, fu.scores, 'words from the annotations');
-  const time = await timing();
+  const funsdTable = sliced(`FUNSD pairing by template labels (${fu.forms} forms, ${fu.pairs} linked pairs)`, fu.scores, 'words from the annotations, label = question');
+  const kvWords = kvReport('FUNSD canonical key_values from the annotation words (layout alone)', (await funsdKeyValues('words')).scores);
+  const kvOcr = process.argv.includes('--funsd-ocr') ? kvReport('FUNSD canonical key_values through OCR (form image → OCR → layout)', (await funsdKeyValues('ocr')).scores) : null;
+  if (srOcr || kvOcr) await closeOcrEngines();
+  const classification = await classificationEval({ sroie: sroieDocument, funsd: (f) => funsdDocument(JSON.parse(readFileSync(f, 'utf8')).form) });
+  printClassification(classification);
+  const time = process.argv.includes('--no-timing') ? [] : await timing();
   console.log('\nextraction vs canonical time, 10 pages:');
   for (const t of time) console.log(`  ${String(t.file).padEnd(60)} canonical ${t.canonical_ms} ms, extraction ${t.extraction_ms} ms (${((t.ratio as number) * 100).toFixed(1)} %)`);
   const result = {
     at: new Date().toISOString(),
     machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version },
     seconds: Math.round((Date.now() - started) / 100) / 10,
-    invoice2data: { all_fields: invoiceAll, core_fields: invoiceCore, documents: inv.documents },
-    sroie: { receipts: sr.receipts, source: 'box/*.csv ground-truth OCR lines', ...sroieTable },
-    ...(srOcr ? { sroie_through_ocr: { receipts: srOcr.receipts, ocr_seconds_per_receipt: srOcr.ocr_seconds_per_receipt, ...sroieOcrTable } } : {}),
+    held_out_rule: 'FNV-1a(file name without extension) mod 5 == 0 (bench/lib/split.ts)',
+    invoice2data: { all_fields: invoiceAll, core_fields: invoiceCore, line_item_fields: invoiceLines, calibration: invoiceCalibration, review_rate_all_right: { reviewed, documents: allRight.length }, documents: inv.documents },
+    sroie: { receipts: sr.receipts, source: 'box/*.csv ground-truth OCR lines', ...sroieTable, calibration: sroieCalibration },
+    ...(srOcr ? { sroie_through_ocr: { receipts: srOcr.receipts, ocr_seconds_per_receipt: srOcr.ocr_seconds_per_receipt, ...sroieOcrTable, calibration: sroieOcrCalibration } } : {}),
     funsd: { forms: fu.forms, pairs: fu.pairs, source: 'annotation words regrouped into lines', ...funsdTable },
+    funsd_key_values_words: kvWords,
+    ...(kvOcr ? { funsd_key_values_ocr: kvOcr } : {}),
+    classification,
     timing_10_pages: time,
   };
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });

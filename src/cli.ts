@@ -1,10 +1,12 @@
-// The `quire` command: serve | worker | migrate | create-admin | extract.
+// The `quire` command: serve | worker | migrate | create-admin | rotate-secret-key | extract.
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { type Config, ConfigError, envHelp, loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
+import { rotateSealedColumns } from './db/rotate-secrets.js';
 import { bootstrapPlatform, createPlatformAdmin } from './domain/tenants/bootstrap.js';
 import { buildApp } from './http/app.js';
+import { SecretBox } from './lib/secret-box.js';
 import { extractCommand } from './pipeline/extract-command.js';
 import { Workers } from './queue/workers.js';
 import { VERSION } from './version.js';
@@ -18,6 +20,8 @@ Usage:
   quire migrate                     apply database migrations and exit
   quire extract FILE [--mode M] [--pages 1-3]   run the pipeline on FILE, print the result JSON
   quire create-admin --email E --password P   add a platform admin
+  quire rotate-secret-key           re-encrypt every stored credential under the first key
+                                    of QUIRE_SECRET_KEY (then the old keys can be dropped)
   quire <command> --help
 
 Environment:
@@ -103,6 +107,25 @@ async function createAdmin(config: Config, args: string[]): Promise<void> {
   }
 }
 
+async function rotateSecretKey(config: Config): Promise<void> {
+  const log = logger(config);
+  const box = SecretBox.fromConfig(config);
+  const handle = await openDatabase(config, log, { migrate: true });
+  try {
+    const reports = await rotateSealedColumns(handle.db, box);
+    for (const r of reports) log.info({ table: r.table, column: r.column, resealed: r.resealed, current: r.current, unreadable: r.unreadable.length }, 'sealed column rotated');
+    const unreadable = reports.flatMap((r) => r.unreadable.map((id) => `${r.table}:${id}`));
+    if (unreadable.length) {
+      log.error({ unreadable }, 'some values open with none of the QUIRE_SECRET_KEY keys: add the key they were sealed with and run the command again');
+      process.exitCode = 1;
+      return;
+    }
+    log.info({ key_id: box.primaryKeyId }, 'every sealed value now uses the first key; older keys can be removed from QUIRE_SECRET_KEY');
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
@@ -125,6 +148,8 @@ export async function main(argv: string[]): Promise<void> {
       return migrate(config);
     case 'create-admin':
       return createAdmin(config, rest);
+    case 'rotate-secret-key':
+      return rotateSecretKey(config);
     default:
       throw new ConfigError(`unknown command "${command}"\n\n${USAGE}`);
   }

@@ -40,8 +40,18 @@ export interface Config {
   /** Private addresses or CIDR ranges outbound calls may reach even without allowPrivateNetwork. */
   outboundAllow: string[];
   logLevel: string;
+  /** Root every `local` connection path stays under. */
+  localRoot: string;
+  /** PEM file of extra certificate authorities trusted for webhook deliveries (a private CA). */
+  extraCaCerts: string | null;
+  /** A claimed delivery's lease: past it, another worker sends it again (same delivery id). */
+  deliveryLeaseSeconds: number;
+  /** First retry delay of a failed delivery; doubles per attempt (capped at an hour), with jitter. */
+  deliveryRetryBaseMs: number;
   sessionIdleHours: number;
   sessionMaxDays: number;
+  /** Browser origins allowed to call the API across origins (CORS); empty allows none. */
+  corsOrigins: string[];
 }
 
 interface EnvVar {
@@ -75,7 +85,12 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_MAX_UPLOAD_BYTES', default: '52428800', description: 'largest accepted upload (50 MiB)' },
   { name: 'QUIRE_ALLOW_PRIVATE_NETWORK', default: '0', description: '1 lets outbound calls reach private/loopback addresses' },
   { name: 'QUIRE_OUTBOUND_ALLOW', default: '(none)', description: 'comma-separated private addresses or CIDR ranges outbound calls may reach (e.g. 10.0.0.5,192.168.10.0/24)' },
+  { name: 'QUIRE_LOCAL_ROOT', default: '<data dir>/connections', description: 'directory every `local` connection path stays under' },
+  { name: 'QUIRE_EXTRA_CA_CERTS', default: '(none)', description: 'PEM file of extra certificate authorities trusted by webhook deliveries' },
+  { name: 'QUIRE_DELIVERY_LEASE_SECONDS', default: '150', description: 'lease of a delivery being sent; a worker that dies mid-send loses it and another sends it again' },
+  { name: 'QUIRE_DELIVERY_RETRY_BASE_MS', default: '5000', description: 'first retry delay of a failed delivery; doubles per attempt up to an hour, with jitter' },
   { name: 'QUIRE_SESSION_IDLE_HOURS', default: '12', description: 'a session expires after this long unused' },
+  { name: 'QUIRE_CORS_ORIGINS', default: '(none)', description: 'comma-separated browser origins that may call the API across origins (e.g. https://console.example.com), or * for any' },
   { name: 'QUIRE_SESSION_MAX_DAYS', default: '7', description: 'a session expires this long after login, used or not' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (trace, debug, info, warn, error, fatal, silent)' },
 ];
@@ -128,8 +143,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateNetwork: flag(env, 'QUIRE_ALLOW_PRIVATE_NETWORK'),
     outboundAllow: (text(env, 'QUIRE_OUTBOUND_ALLOW') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     logLevel: text(env, 'LOG_LEVEL') ?? 'info',
+    localRoot: path.resolve(text(env, 'QUIRE_LOCAL_ROOT') ?? path.join(path.resolve(text(env, 'QUIRE_DATA_DIR') ?? './.quire'), 'connections')),
+    extraCaCerts: text(env, 'QUIRE_EXTRA_CA_CERTS'),
+    deliveryLeaseSeconds: integer(env, 'QUIRE_DELIVERY_LEASE_SECONDS', 150, 2),
+    deliveryRetryBaseMs: integer(env, 'QUIRE_DELIVERY_RETRY_BASE_MS', 5000, 0),
     sessionIdleHours: integer(env, 'QUIRE_SESSION_IDLE_HOURS', 12, 1),
     sessionMaxDays: integer(env, 'QUIRE_SESSION_MAX_DAYS', 7, 1),
+    corsOrigins: (text(env, 'QUIRE_CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
   };
 }
 

@@ -2,6 +2,7 @@
 import { Kysely, Migrator, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
+import { scopedDialect } from './request-scope.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -10,11 +11,20 @@ export type Tx = Transaction<Database>;
 // BIGINT counts (COUNT(*)) fit comfortably in a JS number for our purposes.
 pg.types.setTypeParser(20, (value) => Number(value));
 
+/** The pg pool behind each Db, for the few callers that need a raw client (LISTEN). */
+const pools = new WeakMap<Db, pg.Pool>();
+
 export function createDb(url: string, maxConnections = 10): Db {
   const pool = new pg.Pool({ connectionString: url, max: maxConnections });
   // An idle client that loses its server (database restart) must not crash the process.
   pool.on('error', () => undefined);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: scopedDialect(new PostgresDialect({ pool })) });
+  pools.set(db, pool);
+  return db;
+}
+
+export function poolOf(db: Db): pg.Pool | undefined {
+  return pools.get(db);
 }
 
 /**

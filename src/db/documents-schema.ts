@@ -85,9 +85,19 @@ export interface ArtifactsTable {
   page_number: number | null;
   filename: string;
   content_type: string;
-  size_bytes: number;
-  sha256: string;
+  /** Null for a page image not drawn yet (migration 0011: drawn on its first download). */
+  size_bytes: number | null;
+  sha256: string | null;
+  /** How to draw a page image on first download (JSON of PageRender); null once irrelevant. */
+  render: ColumnType<PageRender | null, string | null | undefined, string | null>;
   created_at: Timestamp;
+}
+
+/** What drawing a page image needs besides the source file: resolution, OCR turn, displayed width. */
+export interface PageRender {
+  dpi: number;
+  quarter_turns: number;
+  width_pt: number;
 }
 
 export interface IdempotencyKeysTable {

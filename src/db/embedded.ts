@@ -21,6 +21,8 @@ interface ServerFile {
   port: number;
   user: string;
   password: string;
+  /** The Quire process that started (or adopted) the running server and stops it on shutdown. */
+  ownerPid?: number;
 }
 
 const USER = 'quire';
@@ -189,9 +191,17 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
   const existing = runningPostmaster(pgDir);
   if (existing) {
     await waitForConnection(urlFor('postgres'), 30_000, () => null);
-    log.info({ postgresPid: existing, port: settings.port }, 'joined running embedded PostgreSQL');
     await ensureDatabase(urlFor('postgres'), database);
-    return { url: urlFor(database), stop: async () => undefined };
+    const owner = settings.ownerPid;
+    if (owner && owner !== process.pid && pidAlive(owner)) {
+      // Another Quire process runs on this server: it stops it, not us.
+      log.info({ postgresPid: existing, port: settings.port, ownerPid: owner }, 'joined running embedded PostgreSQL');
+      return { url: urlFor(database), stop: async () => undefined };
+    }
+    // Left behind by a process that crashed: adopt it, and stop it on a clean shutdown.
+    writeServerFile(serverFile, { ...settings, ownerPid: process.pid });
+    log.info({ postgresPid: existing, port: settings.port }, 'adopted embedded PostgreSQL left running by a stopped process');
+    return { url: urlFor(database), stop: () => stopPostmaster(existing) };
   }
 
   if (!(await portIsFree(settings.port))) {
@@ -215,6 +225,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
   });
   await waitForConnection(urlFor('postgres'), 60_000, () => exitReason);
   log.info({ postgresPid: child.pid, port: settings.port }, 'embedded PostgreSQL started');
+  writeServerFile(serverFile, { ...settings, ownerPid: process.pid });
   await ensureDatabase(urlFor('postgres'), database);
 
   return {
@@ -227,6 +238,17 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
         child.kill('SIGINT');
       }),
   };
+}
+
+/** Fast shutdown of a postmaster this process did not spawn, waiting until it has exited. */
+async function stopPostmaster(pid: number, timeoutMs = 60_000): Promise<void> {
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return; // already gone
+  }
+  const deadline = Date.now() + timeoutMs;
+  while (pidAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
 }
 
 async function ensureDatabase(adminUrl: string, database: string): Promise<void> {

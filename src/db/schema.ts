@@ -1,7 +1,11 @@
 // Row types of every table, as Kysely sees them.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './column-types.js';
+import type { ClassificationTables } from './classification-schema.js';
+import type { ConnectionTables } from './connections-schema.js';
 import type { DocumentTables } from './documents-schema.js';
+import type { EndpointTables } from './endpoints-schema.js';
+import type { ModelUsageTables } from './model-usage-schema.js';
 import type { ReviewTables } from './reviews-schema.js';
 import type { TemplateTables } from './templates-schema.js';
 
@@ -119,7 +123,10 @@ export interface PolicyVersionTable {
 // Documents, batches, artifacts and the queue: src/db/documents-schema.ts (migration 0003).
 // Templates and their versions: src/db/templates-schema.ts (migration 0004).
 // Reviews: src/db/reviews-schema.ts (migration 0005).
-export interface Database extends DocumentTables, TemplateTables, ReviewTables {
+// Forge and infrastructure endpoints: src/db/endpoints-schema.ts (migration 0006).
+// Connections, deliveries and sources: src/db/connections-schema.ts (migration 0008).
+// Classification exemplars, drafts and forge jobs: src/db/classification-schema.ts (migration 0009).
+export interface Database extends DocumentTables, TemplateTables, ReviewTables, EndpointTables, ModelUsageTables, ClassificationTables, ConnectionTables {
   tenants: TenantsTable;
   users: UsersTable;
   sessions: SessionsTable;
@@ -129,6 +136,7 @@ export interface Database extends DocumentTables, TemplateTables, ReviewTables {
   tenant_policies: TenantPoliciesTable;
   platform_defaults: PlatformDefaultsTable;
   policy_version: PolicyVersionTable;
+  login_failures: import('./reliability-schema.js').LoginFailuresTable;
 }
 
 export type Tenant = Selectable<TenantsTable>;

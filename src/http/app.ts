@@ -6,13 +6,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { PipelinePool } from '../queue/pipeline-pool.js';
 import { PolicyService } from '../domain/policy/policy.service.js';
+import { SecretBox } from '../lib/secret-box.js';
 import type { App, AppContext, AppOptions } from './context.js';
-import { errorHandler } from './error-handler.js';
+import { registerConsole } from './console.js';
+import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './error-handler.js';
+import { guardInput } from './input-guard.js';
 import { ApiError } from './errors.js';
 import { registerAudit } from './plugins/audit.js';
 import { enforceDeclaredPermission, registerAuth } from './plugins/auth.js';
 import { registerPolicy } from './plugins/policy.js';
 import { registerRateLimit } from './plugins/rate-limit.js';
+import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { routeModules } from './routes/index.js';
 import { ErrorResponse, ValidationErrorResponse } from './schemas/common.js';
 import { validatorCompiler } from './validation.js';
@@ -27,7 +31,12 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
   const ownPolicy = options.policy ? null : new PolicyService(options.db);
   // One thread serves the requests that run the pipeline; more would compete with the workers.
   const ownPipeline = options.pipeline ? null : new PipelinePool(1);
-  const ctx: AppContext = { ...options, policy: options.policy ?? ownPolicy!, pipeline: options.pipeline ?? ownPipeline! };
+  const ctx: AppContext = {
+    ...options,
+    policy: options.policy ?? ownPolicy!,
+    pipeline: options.pipeline ?? ownPipeline!,
+    secretBox: options.secretBox ?? SecretBox.fromConfig(options.config),
+  };
   const app = Fastify({
     logger,
     // JSON bodies stay small; uploads go through multipart with their own limit.
@@ -38,6 +47,8 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
     },
     trustProxy: false,
     ajv: { customOptions: { strict: false } },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
@@ -58,15 +69,21 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
     }
   });
 
+  // Only JSON and multipart bodies are understood; plain text is an unsupported media type (415).
+  app.removeContentTypeParser('text/plain');
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('preValidation', guardInput);
   app.addHook('onRoute', (route) => enforceDeclaredPermission(route as never));
   if (ownPolicy) app.addHook('onClose', async () => ownPolicy.stop());
   if (ownPipeline) app.addHook('onClose', async () => ownPipeline.stop());
 
   app.addSchema(ErrorResponse);
   app.addSchema(ValidationErrorResponse);
+
+  await registerSecurityHeaders(app, ctx);
 
   await app.register(swagger, {
     openapi: {
@@ -96,6 +113,7 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
 
   app.get('/openapi.json', { config: { permission: 'public' }, schema: { hide: true } }, async () => app.swagger());
   for (const register of routeModules) register(app, ctx);
+  await registerConsole(app);
 
   await app.ready();
   await ownPolicy?.start();

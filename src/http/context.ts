@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Permission, Principal } from '../domain/identity/principal.js';
 import type { PolicyService } from '../domain/policy/policy.service.js';
+import type { SecretBox } from '../lib/secret-box.js';
 import type { PipelinePool } from '../queue/pipeline-pool.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -22,10 +23,12 @@ export interface AppContext {
    * run on the event loop. Jobs use the workers' own pool.
    */
   pipeline: PipelinePool;
+  /** Seals and opens stored credentials (made from the config when not given). */
+  secretBox: SecretBox;
 }
 
 /** What buildApp needs: the context, where the policy service and the request pipeline are optional. */
-export type AppOptions = Omit<AppContext, 'policy' | 'pipeline'> & Partial<Pick<AppContext, 'policy' | 'pipeline'>>;
+export type AppOptions = Omit<AppContext, 'policy' | 'pipeline' | 'secretBox'> & Partial<Pick<AppContext, 'policy' | 'pipeline' | 'secretBox'>>;
 
 export type RouteModule = (app: App, ctx: AppContext) => void;
 

@@ -1,5 +1,6 @@
 // The single place errors become responses: ApiError → {detail, code}; validation → 422 detail[];
 // Fastify's own client errors → a clear 4xx; anything else → 500 without internals, logged with the request id.
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, RequestValidationError } from './errors.js';
 
@@ -42,4 +43,40 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
     detail: `Something went wrong on our side. Quote request id ${request.id} when reporting it.`,
     code: 'internal_error',
   });
+}
+
+const FRAMEWORK_ERRORS: Record<string, [number, string, string]> = {
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long', 'A path parameter is longer than any identifier this API issues. Check the URL.'],
+  FST_ERR_BAD_URL: [400, 'bad_url', 'The URL is not valid: a path segment could not be decoded. Check its percent-encoding.'],
+  FST_ERR_ASYNC_CONSTRAINT: [400, 'bad_request', 'The request could not be routed. Check the URL and headers.'],
+};
+
+/** Errors Fastify raises before a route runs (router limits, undecodable URLs), in the contract's shape. */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const known = FRAMEWORK_ERRORS[error.code];
+  if (!known) return errorHandler(error, request, reply);
+  reply.header('x-content-type-options', 'nosniff');
+  return reply.status(known[0]).send({ detail: known[2], code: known[1] });
+}
+
+/**
+ * Requests Node's HTTP parser refuses (a control character in a header, a malformed request line)
+ * never reach Fastify: answer them on the socket in the contract's shape, then close it.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, code, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'request_timeout', 'The request was not received in time. Send it again.']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'The request headers are larger than this server accepts.']
+        : [400, 'Bad Request', 'malformed_request', 'The request could not be parsed: check the request line and headers for control characters or invalid syntax.'];
+  const body = JSON.stringify({ detail, code });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

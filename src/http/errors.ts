@@ -35,7 +35,5 @@ export const notFound = (resource: string) =>
 export const conflict = (code: string, detail: string) => new ApiError(409, code, detail);
 export const tooManyRequests = (code: string, detail: string, retryAfterSeconds: number) =>
   new ApiError(429, code, detail, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
-export const notImplemented = (capability: string) =>
-  new ApiError(501, 'not_implemented', `${capability} is not available in this version of Quire yet.`);
 export const unavailable = (code: string, detail: string) => new ApiError(503, code, detail);
 export const validationError = (items: ValidationItem[]) => new RequestValidationError(items);

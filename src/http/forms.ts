@@ -5,6 +5,7 @@ import type { JobSettings } from '../domain/documents/submit.service.js';
 import { validatePageRange } from '../domain/documents/jobs.service.js';
 import type { ValidationItem } from './errors.js';
 import { validationError } from './errors.js';
+import { inspectFields, inspectValue, unstorableText } from './input-guard.js';
 import type { ReceivedForm } from './multipart.js';
 import { StringEnum } from './schemas/common.js';
 import { PROCESSING_MODES } from './schemas/documents.js';
@@ -35,7 +36,12 @@ function jsonObject(value: string | undefined, field: string, items: ValidationI
   if (value === undefined) return null;
   try {
     const parsed: unknown = JSON.parse(value);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      const hostile = inspectValue(parsed, ['body', field]);
+      if (!hostile) return parsed as Record<string, unknown>;
+      items.push(hostile);
+      return null;
+    }
     items.push({ loc: ['body', field], msg: 'Input should be a valid dictionary', type: 'dict_type', input: value });
   } catch (err) {
     items.push({ loc: ['body', field], msg: 'Invalid JSON', type: 'json_invalid', input: value, ctx: { error: (err as Error).message } });
@@ -43,8 +49,14 @@ function jsonObject(value: string | undefined, field: string, items: ValidationI
   return null;
 }
 
-function check(validate: ReturnType<typeof compileBodyValidator>, fields: Record<string, string>, extra: ValidationItem[]): void {
+function check(validate: ReturnType<typeof compileBodyValidator>, fields: Record<string, string>, extra: ValidationItem[], files: ReceivedForm['files'] = []): void {
   const items = validate(fields) ? [] : toValidationItems(validate.errors ?? [], fields, 'body');
+  items.push(...inspectFields(fields, 'body'));
+  for (const file of files) {
+    if (file.filename !== null && unstorableText(file.filename)) {
+      items.push({ loc: ['body', file.field, 'filename'], msg: 'File name should not contain NUL characters or unpaired surrogates', type: 'string_unstorable' });
+    }
+  }
   items.push(...extra);
   if (fields.page_range !== undefined && !items.some((i) => i.loc[1] === 'page_range')) {
     try {
@@ -71,7 +83,7 @@ export function parseDocumentForm(form: ReceivedForm) {
   if (form.files.length === 0) extra.push({ loc: ['body', 'file'], msg: 'Field required', type: 'missing', input: null });
   if (form.files.length > 1) extra.push({ loc: ['body', 'file'], msg: 'Send exactly one file; use POST /v1/batches for several', type: 'value_error' });
   const metadata = jsonObject(fields.metadata, 'metadata', extra);
-  check(validateDocument, fields, extra);
+  check(validateDocument, fields, extra, form.files);
   return { file: form.files[0]!, settings: { ...settings(fields), page_cap_policy: 'fail' as const }, metadata: metadata ?? {} };
 }
 
@@ -82,7 +94,7 @@ export function parseBatchForm(form: ReceivedForm) {
   const extra: ValidationItem[] = [];
   if (form.files.length === 0) extra.push({ loc: ['body', 'files'], msg: 'List should have at least 1 item after validation', type: 'too_short', input: null, ctx: { min_length: 1 } });
   const destinationConfig = jsonObject(fields.destination_config, 'destination_config', extra);
-  check(validateBatch, fields, extra);
+  check(validateBatch, fields, extra, form.files);
   return {
     files: form.files,
     name: fields.name ?? null,

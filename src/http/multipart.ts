@@ -45,7 +45,7 @@ function asApiError(err: unknown, spec: FormSpec): unknown {
   }
   if (code === 'FST_FIELDS_LIMIT') return validationError([{ loc: ['body'], msg: 'Too many form fields', type: 'value_error' }]);
   if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return new ApiError(415, 'unsupported_media_type', 'Send the upload as multipart/form-data.');
-  if (code === 'FST_MP_PREMATURE_CLOSE' || (err instanceof Error && /terminated early|Unexpected end of form|Malformed/i.test(err.message))) {
+  if (code === 'FST_MP_PREMATURE_CLOSE' || (err instanceof Error && /terminated early|Unexpected end of form|Malformed|Boundary not found|Unexpected end of multipart|Multipart:/i.test(err.message))) {
     return new ApiError(400, 'malformed_upload', 'The multipart body ended early or is malformed. Send the upload again.');
   }
   return err;

@@ -1,16 +1,16 @@
 // Claiming a job: ONE statement, safe with any number of workers in any number of processes
 // (architecture.md, "The queue is the jobs table"). SKIP LOCKED lets concurrent claimers pass over
-// a row another claimer is taking instead of waiting on it; the outer UPDATE makes the claim and
-// the lease one atomic change.
+// a row another claimer is taking instead of waiting on it; the UPDATE makes the claim and the
+// lease one atomic change, and the same statement records the `claimed` event, so a claim costs
+// one round trip instead of a four-statement transaction.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Job } from '../db/documents-schema.js';
-import { recordEvent } from '../domain/documents/jobs.repository.js';
 import { refreshBatch } from '../domain/batches/batches.repository.js';
 
 export async function claimJob(db: Db, workerId: string, leaseSeconds: number): Promise<Job | null> {
-  return db.transaction().execute(async (tx) => {
-    const { rows } = await sql<Job>`
+  const { rows } = await sql<Job>`
+    WITH claimed AS (
       UPDATE jobs
          SET status = 'processing',
              lease_owner = ${workerId},
@@ -26,11 +26,14 @@ export async function claimJob(db: Db, workerId: string, leaseSeconds: number): 
               ORDER BY priority, created_at, id
               FOR UPDATE SKIP LOCKED
               LIMIT 1)
-      RETURNING *`.execute(tx);
-    const job = rows[0];
-    if (!job) return null;
-    await recordEvent(tx, { tenantId: job.tenant_id, jobId: job.id, kind: 'claimed', from: 'queued', to: 'processing', attempt: job.attempts, worker: workerId });
-    if (job.batch_id) await refreshBatch(tx, job.tenant_id, job.batch_id);
-    return job;
-  });
+      RETURNING *),
+    event AS (
+      INSERT INTO job_events (tenant_id, job_id, kind, from_status, to_status, attempt, worker)
+      SELECT tenant_id, id, 'claimed', 'queued', 'processing', attempts, ${workerId} FROM claimed)
+    SELECT * FROM claimed`.execute(db);
+  const job = rows[0];
+  if (!job) return null;
+  // The batch's counts are a recount of its jobs, so taking them after the claim committed is exact.
+  if (job.batch_id) await db.transaction().execute((tx) => refreshBatch(tx, job.tenant_id, job.batch_id!));
+  return job;
 }

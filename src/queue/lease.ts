@@ -3,7 +3,7 @@
 // lease (it stalled, recovery gave the job to another worker) changes nothing.
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
-import type { Artifact, Job, JobStatus } from '../db/documents-schema.js';
+import type { Artifact, Job, JobStatus, PageRender } from '../db/documents-schema.js';
 import { refreshBatch } from '../domain/batches/batches.repository.js';
 import { recordEvent } from '../domain/documents/jobs.repository.js';
 import { openReview } from '../domain/reviews/reviews.repository.js';
@@ -32,11 +32,13 @@ export async function heartbeat(db: Db, jobId: string, workerId: string, leaseSe
 }
 
 /** An artifact a finished run hands to settle; ids, tenant, job and time are filled in there. */
-export type NewArtifact = Pick<Artifact, 'kind' | 'page_number' | 'filename' | 'content_type' | 'size_bytes' | 'sha256'>;
+export type NewArtifact = Pick<Artifact, 'kind' | 'page_number' | 'filename' | 'content_type' | 'size_bytes' | 'sha256'> & { render?: PageRender };
 
 export interface Outcome {
   status: JobStatus;
   result: Record<string, unknown> | null;
+  /** `result` already serialised (the worker splices in the canonical JSON it wrote as an artifact). */
+  resultText?: string;
   failure_code?: string | null;
   failure_message?: string | null;
   page_count?: number | null;
@@ -49,14 +51,15 @@ export interface Outcome {
   artifacts?: NewArtifact[];
 }
 
-async function guardedUpdate(tx: Tx, job: Job, workerId: string, values: Record<string, unknown>): Promise<Job | undefined> {
+/** Answers only the id: returning the whole row would send a megabyte result straight back. */
+async function guardedUpdate(tx: Tx, job: Job, workerId: string, values: Record<string, unknown>): Promise<{ id: string } | undefined> {
   return tx
     .updateTable('jobs')
     .set({ ...values, lease_owner: null, lease_expires_at: null, updated_at: sql`now()` })
     .where('id', '=', job.id)
     .where('lease_owner', '=', workerId)
     .where('status', '=', 'processing')
-    .returningAll()
+    .returning('id')
     .executeTakeFirst();
 }
 
@@ -65,7 +68,7 @@ export async function settle(db: Db, job: Job, workerId: string, outcome: Outcom
   return db.transaction().execute(async (tx) => {
     const updated = await guardedUpdate(tx, job, workerId, {
       status: outcome.status,
-      result: outcome.result ? JSON.stringify(outcome.result) : null,
+      result: outcome.resultText ?? (outcome.result ? JSON.stringify(outcome.result) : null),
       failure_code: outcome.failure_code ?? null,
       failure_message: outcome.failure_message ?? null,
       finished_at: sql`now()`,
@@ -80,7 +83,7 @@ export async function settle(db: Db, job: Job, workerId: string, outcome: Outcom
       if (outcome.artifacts.length) {
         await tx
           .insertInto('artifacts')
-          .values(outcome.artifacts.map((a) => ({ ...a, id: newId('art'), tenant_id: job.tenant_id, job_id: job.id })))
+          .values(outcome.artifacts.map(({ render, ...a }) => ({ ...a, render: render ? JSON.stringify(render) : null, id: newId('art'), tenant_id: job.tenant_id, job_id: job.id })))
           .execute();
       }
     }

@@ -9,6 +9,8 @@ import type { Db, Tx } from '../db/database.js';
 export const JOBS_CHANNEL = 'quire_jobs';
 /** Payload: a job id whose cancel was just requested, so its worker stops without waiting for a heartbeat. */
 export const CANCEL_CHANNEL = 'quire_job_cancel';
+/** Notified (by the triggers of migration 0008) when a delivery is owed. */
+export const DELIVERIES_CHANNEL = 'quire_deliveries';
 
 export async function notifyQueued(db: Db | Tx): Promise<void> {
   await sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(db);
@@ -21,6 +23,7 @@ export async function notifyCancel(db: Db | Tx, jobId: string): Promise<void> {
 export interface QueueEvents {
   onWake(): void;
   onCancel(jobId: string): void;
+  onDelivery?(): void;
 }
 
 /** One dedicated connection per process listening on the jobs channel; reconnects with backoff. */
@@ -48,6 +51,7 @@ export class QueueListener {
     const client = new pg.Client({ connectionString: this.url });
     client.on('notification', (message) => {
       if (message.channel === CANCEL_CHANNEL && message.payload) this.events.onCancel(message.payload);
+      else if (message.channel === DELIVERIES_CHANNEL) this.events.onDelivery?.();
       else this.events.onWake();
     });
     client.on('error', (err) => {
@@ -59,10 +63,12 @@ export class QueueListener {
     await client.connect();
     await client.query(`LISTEN ${JOBS_CHANNEL}`);
     await client.query(`LISTEN ${CANCEL_CHANNEL}`);
+    await client.query(`LISTEN ${DELIVERIES_CHANNEL}`);
     this.client = client;
     this.retryMs = 500;
     // Anything queued while we were not listening is found by the next claim.
     this.events.onWake();
+    this.events.onDelivery?.();
   }
 
   private scheduleReconnect(): void {

@@ -6,6 +6,17 @@ import { Worker } from 'node:worker_threads';
 import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
 const ABORT_GRACE_MS = 5_000;
+/**
+ * Heap ceiling of a pipeline thread: a hostile document that needs more ends its thread with a
+ * coded `resource_limit` failure instead of taking the process's memory.
+ */
+export const THREAD_HEAP_MB = 1536;
+/**
+ * A thread whose heap and external memory (WebAssembly, buffers) grew past this high-water mark
+ * during a task is ended after it and started afresh on the next: V8 and WebAssembly rarely hand
+ * grown memory back to the system, so this is how the process returns to its idle footprint.
+ */
+export const RECYCLE_BYTES = 320 * 1024 * 1024;
 /** How long a stopping thread may take to free its OCR engines (a page's inference finishing). */
 const CLOSE_GRACE_MS = 30_000;
 
@@ -28,25 +39,47 @@ export interface RunOptions {
 }
 
 /** From TypeScript sources (tests, `tsx`), a thread loads the .ts file through tsx's loader. */
-function spawnThread(): Worker {
+function spawnThread(heapMb: number): Worker {
   const here = import.meta.url;
+  const options = { resourceLimits: { maxOldGenerationSizeMb: heapMb } };
   if (here.endsWith('.ts')) {
     const thread = new URL('./pipeline-thread.ts', here).href;
     const tsx = new URL('../../node_modules/tsx/dist/esm/api/index.mjs', here).href;
     const boot = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(thread)});`;
-    return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`));
+    return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), options);
   }
-  return new Worker(new URL('./pipeline-thread.js', here));
+  return new Worker(new URL('./pipeline-thread.js', here), options);
+}
+
+function crashFailure(err: Error & { code?: string }): PipelineFailure {
+  if (err.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return new PipelineFailure(
+      'resource_limit',
+      'The document needs more memory than Quire allows one document. Split it into smaller files or send a page_range, then upload again.',
+      false,
+    );
+  }
+  return new PipelineFailure('internal_error', `The pipeline thread crashed (${err.message}). Retry the job.`, true);
+}
+
+export interface ThreadLimits {
+  heapMb: number;
+  recycleBytes: number;
 }
 
 class PipelineThread {
   private worker: Worker | null = null;
   private nextId = 1;
+  private retiring: Promise<void> | null = null;
   busy = false;
+  /** Threads ended for passing the memory high-water mark (for the operator's log and tests). */
+  recycled = 0;
+
+  constructor(private readonly limits: ThreadLimits) {}
 
   private ensure(): Worker {
     if (!this.worker) {
-      const worker = spawnThread();
+      const worker = spawnThread(this.limits.heapMb);
       worker.unref();
       worker.on('exit', () => {
         if (this.worker === worker) this.worker = null;
@@ -56,10 +89,27 @@ class PipelineThread {
     return this.worker;
   }
 
-  run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
-    const worker = this.ensure();
-    const id = this.nextId++;
+  async run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
     this.busy = true;
+    try {
+      if (this.retiring) await this.retiring;
+      return await this.runOn(this.ensure(), task, options);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Ends the thread after a task that left it above the high-water mark; the next task starts a fresh one. */
+  private afterTask(memoryBytes: number | undefined): void {
+    if (memoryBytes === undefined || memoryBytes <= this.limits.recycleBytes || this.retiring) return;
+    this.recycled++;
+    this.retiring = this.stop().finally(() => {
+      this.retiring = null;
+    });
+  }
+
+  private runOn(worker: Worker, task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
+    const id = this.nextId++;
     return new Promise<PipelineOutput>((resolve, reject) => {
       let killTimer: NodeJS.Timeout | null = null;
       const cleanup = () => {
@@ -68,19 +118,19 @@ class PipelineThread {
         worker.off('exit', onExit);
         options.signal.removeEventListener('abort', onAbort);
         if (killTimer) clearTimeout(killTimer);
-        this.busy = false;
       };
       const onMessage = (message: FromThread) => {
         if (message.id !== id || message.type === 'closed') return;
         if (message.type === 'progress') return options.onProgress?.(message.done, message.total);
         cleanup();
+        this.afterTask(message.memoryBytes);
         if (message.type === 'done') resolve(message.output);
         else reject(new PipelineFailure(message.code, message.message, message.internal));
       };
       const onError = (err: Error) => {
         cleanup();
         this.worker = null;
-        reject(new PipelineFailure('internal_error', `The pipeline thread crashed (${err.message}). Retry the job.`, true));
+        reject(crashFailure(err));
       };
       const onExit = () => {
         cleanup();
@@ -141,13 +191,23 @@ export class PipelinePool {
   private readonly waiting: (() => void)[] = [];
 
   /** Threads start on first use, so an idle pool costs nothing. */
-  constructor(readonly size: number) {
-    this.threads = Array.from({ length: Math.max(1, size) }, () => new PipelineThread());
+  constructor(
+    readonly size: number,
+    limits: Partial<ThreadLimits> = {},
+  ) {
+    const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES };
+    this.threads = Array.from({ length: Math.max(1, size) }, () => new PipelineThread(full));
+  }
+
+  /** How many threads were ended for passing the memory high-water mark since the pool started. */
+  get recycledThreads(): number {
+    return this.threads.reduce((sum, t) => sum + t.recycled, 0);
   }
 
   /**
-   * Runs `task` on a free thread. Worker loops own one thread each, so they never wait; callers
-   * sharing a small pool (synchronous template tests) queue until a thread is free.
+   * Runs `task` on a free thread, or queues until one is free: worker loops outnumber threads so
+   * a thread never idles while a loop does its database work, and synchronous template tests
+   * share a small pool.
    */
   async run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
     let thread = this.threads.find((t) => !t.busy);

@@ -34,8 +34,8 @@ export type ToThread =
 
 export type FromThread =
   | { type: 'progress'; id: number; done: number; total: number }
-  | { type: 'done'; id: number; output: PipelineOutput }
-  | { type: 'failed'; id: number; code: string; message: string; internal: boolean }
+  | { type: 'done'; id: number; output: PipelineOutput; memoryBytes?: number }
+  | { type: 'failed'; id: number; code: string; message: string; internal: boolean; memoryBytes?: number }
   | { type: 'closed'; id: 0 };
 
 /** The tenant policy fields the OCR stage reads (docs/ocr.md). */

@@ -1,5 +1,6 @@
 // Runs inside a worker thread: the CPU-heavy pipeline (parsing, layout, page rendering) happens
 // here so the process's event loop keeps serving HTTP and heartbeating leases meanwhile.
+import v8 from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { PipelineError, isPipelineError, renderPagePng, runCanonical, settleAbandonedOcr, toCanonicalJson } from '../pipeline/index.js';
 import { closeOcrEngines } from '../pipeline/ocr/index.js';
@@ -10,6 +11,12 @@ const port = parentPort!;
 const CLOSE_WAIT_MS = 20_000;
 const RENDERED_FORMATS = new Set(['pdf', 'png', 'jpeg', 'tiff', 'webp']);
 const running = new Map<number, AbortController>();
+
+/** This thread's memory: its V8 heap plus what lives outside it (WebAssembly memories, buffers). */
+function memoryBytes(): number {
+  const heap = v8.getHeapStatistics();
+  return heap.total_heap_size + heap.external_memory;
+}
 
 function reasonFor(kind: AbortKind): Error {
   if (kind === 'timeout') return new PipelineError('timeout', 'Processing took longer than the time allowed. Split the document or send a page_range.');
@@ -58,7 +65,7 @@ port.on('message', (message: ToThread) => {
   run(message.id, message.task, controller.signal).then(
     (output) => {
       const transfer = output.images.map((i) => i.png.buffer as ArrayBuffer);
-      port.postMessage({ type: 'done', id: message.id, output } satisfies FromThread, transfer);
+      port.postMessage({ type: 'done', id: message.id, output, memoryBytes: memoryBytes() } satisfies FromThread, transfer);
     },
     (err: unknown) => {
       const known = isPipelineError(err);
@@ -69,6 +76,7 @@ port.on('message', (message: ToThread) => {
         code,
         message: known ? err.message : `Quire failed while processing this document (${(err as Error)?.message ?? String(err)}). Retry it; if it fails again, report the job id.`,
         internal: !known || code === 'internal_error',
+        memoryBytes: memoryBytes(),
       } satisfies FromThread);
     },
   ).finally(() => running.delete(message.id));

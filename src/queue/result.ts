@@ -1,7 +1,7 @@
 // The `result` of a finished job (decisions.md "Documents (jobs)"): the canonical document, then
 // per processing mode the recognised entities and the template extraction. Nothing is made up:
 // no `entities` or `extraction` key appears without a real stage behind it, and what Quire did
-// not do (auto-classification, for now) is said plainly in `engine.unavailable`.
+// not do (judge mode on a re-extraction) is said plainly in `engine.unavailable`.
 import type { Job } from '../db/documents-schema.js';
 import type { CanonicalJson, OcrReport } from '../pipeline/index.js';
 import type { ExtractionResult } from '../pipeline/extract/index.js';
@@ -27,9 +27,6 @@ export interface StageOutput {
   notes?: Record<string, unknown>;
   unavailable?: { stage: string; reason: string }[];
 }
-
-export const CLASSIFICATION_UNAVAILABLE =
-  'Auto-classification against the tenant\'s templates is not available in this version of Quire yet (a later issue), and the tenant policy sets no default_template_id; the job completed with its canonical document and entities only.';
 
 export function buildResult(job: Pick<Job, 'processing_mode' | 'template_id' | 'page_range'>, canonical: CanonicalJson, facts: RunFacts, stage: StageOutput = { stages: [] }) {
   const result: Record<string, unknown> = { canonical };

@@ -5,20 +5,28 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
-import type { Job } from '../db/documents-schema.js';
+import type { Job, PageRender } from '../db/documents-schema.js';
+import { chooseJobTemplate } from '../domain/classification/job-template.js';
+import { recordExemplar } from '../domain/classification/classification.service.js';
+import { drawPageImage } from '../domain/documents/page-images.js';
 import { findCanonicalArtifact } from '../domain/documents/jobs.repository.js';
 import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
 import type { PolicyService } from '../domain/policy/policy.service.js';
 import { templateForRun } from '../domain/templates/templates.service.js';
 import type { CanonicalJson, OcrReport } from '../pipeline/index.js';
-import { type DecisionStatus, runEntities, runExtraction } from '../pipeline/extract/index.js';
+import { type DecisionStatus, type ExtractionResult, runEntities, runExtraction } from '../pipeline/extract/index.js';
 import { runJudgedExtraction } from '../pipeline/extract/judge.js';
-import { storeBytes } from '../storage/blob-registry.js';
+import { ModelCallError } from '../models/backends/errors.js';
+import { runModelExtraction } from '../models/extraction/extract.js';
+import { type JobModelResolver, type JobModels, clientFor } from '../models/job-models.js';
+import { addModelUsage } from '../models/usage.js';
+import { storeAllBytes } from '../storage/blob-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { type NewArtifact, heartbeat, release, settle } from './lease.js';
 import { PipelineFailure, type PipelinePool } from './pipeline-pool.js';
-import { ocrPolicyOf } from './pipeline-task.js';
-import { CLASSIFICATION_UNAVAILABLE, type StageOutput, buildResult } from './result.js';
+import { type PipelineOutput, ocrPolicyOf } from './pipeline-task.js';
+import { remoteOcrFor } from './remote-ocr.js';
+import { type StageOutput, buildResult } from './result.js';
 
 export interface RunDeps {
   db: Db;
@@ -27,10 +35,16 @@ export interface RunDeps {
   config: Config;
   pool: PipelinePool;
   log: Logger;
+  /** The tenant's model endpoints; absent: every extraction is the embedded extractor's. */
+  models?: JobModelResolver;
 }
 
 /** Page images for the console: 100 dpi keeps a letter page near 850x1100 px and ~40 ms to render. */
 export const PAGE_IMAGE_DPI = 100;
+/** A heartbeat younger than this spares a checkpoint its round trip to the job row. */
+const CHECKPOINT_FRESH_MS = 1_000;
+/** Formats whose pages have an image (PDF pages, image frames). */
+const DRAWN_FORMATS = new Set(['pdf', 'png', 'jpeg', 'tiff', 'webp']);
 
 type StopReason = 'cancelled' | 'timeout' | 'lease_lost' | 'shutdown';
 
@@ -42,6 +56,8 @@ class Stopped extends Error {
 
 const JUDGE_UNAVAILABLE_ON_REEXTRACT =
   'judge_mode_enabled is on, but a re-extraction reuses the stored canonical output and the second reading the judge compares against is not stored; reprocess the job to have the judge vote.';
+/** result.engine.extraction of the embedded path: no model, nothing spent. */
+const EMBEDDED_EXTRACTION = { method: 'embedded', backend: null, model: null, calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 } as const;
 const TIMEOUT_MESSAGE = 'Processing took longer than the time allowed. Split the document or send a page_range, then retry.';
 const CANCELLED_MESSAGE = 'Processing was cancelled at your request. Retry the job to run it again.';
 
@@ -71,9 +87,12 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     controller.abort(new Stopped(why));
   };
   let pagesDone: number | null = null;
+  // The claim itself set the lease: it counts as the first heartbeat.
+  let lastBeat = Date.now();
   const beat = setInterval(() => {
     heartbeat(db, job.id, workerId, config.jobLeaseSeconds, pagesDone).then(
       (answer) => {
+        lastBeat = Date.now();
         if (!answer.held) stop('lease_lost');
         else if (answer.cancelRequested) stop('cancelled');
       },
@@ -84,34 +103,54 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
   const onShutdown = () => stop('shutdown');
   onStart?.({ cancel: () => stop('cancelled') });
   shutdown.addEventListener('abort', onShutdown, { once: true });
-  // Between stages the job row itself is asked (a heartbeat): a cancel takes effect at the next
-  // stage even when it arrived between two periodic heartbeats.
+  // Between stages: a cancel arrives at once by NOTIFY (workers.ts); when the last heartbeat is
+  // older than CHECKPOINT_FRESH_MS the job row itself is asked too, in case that NOTIFY was missed.
+  // A short job so makes no round trip here at all: four of them were a fifth of its time.
   const checkpoint = async () => {
-    if (!reason) {
+    if (!reason && Date.now() - lastBeat >= CHECKPOINT_FRESH_MS) {
       const answer = await heartbeat(db, job.id, workerId, config.jobLeaseSeconds, pagesDone);
+      lastBeat = Date.now();
       if (!answer.held) stop('lease_lost');
       else if (answer.cancelRequested) stop('cancelled');
     }
     if (reason) throw new Stopped(reason);
   };
 
+  // Where a job's time goes (logged with the settle; docs/performance.md reads these).
+  const timings: Record<string, number> = {};
+  let mark = performance.now();
+  const lap = (stage: string) => {
+    const now = performance.now();
+    timings[stage] = (timings[stage] ?? 0) + Math.round(now - mark);
+    mark = now;
+  };
+
   try {
     if (job.cancel_requested) stop('cancelled');
     await checkpoint();
+    lap('checkpoints');
     let canonical: CanonicalJson;
     let format: string | null = null;
     let pageCount: number | null = job.page_count;
     let artifacts: NewArtifact[] | undefined;
     let ocr: OcrReport | null = null;
     let judgeCanonical: CanonicalJson | null = null;
+    let canonicalText: string | null = null;
+    // One fresh read at job start: the whole run uses the policy in force now, never a stale cache.
+    const policy = await deps.policy.current(job.tenant_id);
+    let imagesOfRun: { pageNumber: number; png: Uint8Array }[] = [];
+    // The tenant's model endpoints: a judge endpoint makes the OCR second reading unnecessary.
+    const models = deps.models && job.processing_mode === 'extraction' ? await deps.models(job.tenant_id, { judge: policy.judge_mode_enabled }) : null;
     const stored = job.run_kind === 'reextract' ? await findCanonicalArtifact(db, job.tenant_id, job.id) : undefined;
     if (stored) {
-      canonical = JSON.parse((await deps.blobs.readAll(stored.sha256)).toString('utf8')) as CanonicalJson;
+      canonical = JSON.parse((await deps.blobs.readAll(stored.sha256!)).toString('utf8')) as CanonicalJson;
       format = job.content_type;
     } else {
       const bytes = await deps.blobs.readAll(job.sha256);
+      lap('load');
       await checkpoint();
-      const policy = await deps.policy.effective(job.tenant_id);
+      lap('checkpoints');
+      const remoteOcr = await remoteOcrFor(db, config, job.tenant_id);
       const output = await deps.pool.run(
         {
           bytes,
@@ -122,9 +161,12 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
           ocr: {
             policy: ocrPolicyOf(policy),
             pageTimeoutMs: config.ocrPageTimeoutSeconds * 1000,
-            judge: policy.judge_mode_enabled && job.processing_mode === 'extraction',
+            judge: policy.judge_mode_enabled && job.processing_mode === 'extraction' && !(models?.vlm && models.judge),
+            ...(remoteOcr ? { remote: remoteOcr } : {}),
           },
-          renderDpi: PAGE_IMAGE_DPI,
+          // Page images are drawn on their first download (domain/documents/page-images.ts),
+          // except for a model, which reads the pages during the run.
+          renderDpi: models?.vlm ? PAGE_IMAGE_DPI : null,
         },
         {
           signal: controller.signal,
@@ -134,17 +176,30 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
           },
         },
       );
+      lap('pipeline');
       await checkpoint();
+      lap('checkpoints');
       canonical = output.canonical;
       format = output.format;
       pageCount = output.pageCount;
       ocr = output.ocr;
       judgeCanonical = output.judgeCanonical;
-      artifacts = await storeArtifacts(deps, job, output.canonical, output.images);
+      imagesOfRun = output.images;
+      canonicalText = JSON.stringify(output.canonical);
+      artifacts = await storeArtifacts(deps, job, output, canonicalText);
+      lap('artifacts');
     }
     await checkpoint();
-    const stage = await extractStage(deps, job, canonical, await deps.policy.effective(job.tenant_id), judgeCanonical);
+    lap('checkpoints');
+    const stage = await extractStage(deps, job, canonical, policy, judgeCanonical, {
+      format,
+      models,
+      pageImages: () => pageImagesOf(deps, job, stored ? null : imagesOfRun),
+      signal: controller.signal,
+    });
+    lap('extract');
     await checkpoint();
+    lap('checkpoints');
     const { result, classification } = buildResult(
       job,
       canonical,
@@ -160,6 +215,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     const settled = await settle(db, job, workerId, {
       status: stage.status,
       result,
+      ...(canonicalText ? { resultText: resultWithCanonicalText(result, canonicalText) } : {}),
       page_count: pageCount,
       pages_processed: canonical.pages.length,
       classification,
@@ -167,8 +223,13 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       review_reasons: stage.reviewReasons,
       ...(artifacts ? { artifacts } : {}),
     });
+    lap('settle');
     if (!settled) log.warn({ jobId: job.id, workerId }, 'lost the lease before settling; another worker owns the job now');
-    else log.info({ jobId: job.id, tenantId: job.tenant_id, pages: canonical.pages.length, status: stage.status }, 'job settled');
+    else {
+      log.info({ jobId: job.id, tenantId: job.tenant_id, pages: canonical.pages.length, status: stage.status, timings_ms: timings }, 'job settled');
+      // Learning from use: a document completed under a template becomes one of its exemplars.
+      if (stage.status === 'completed') await recordExemplar(db, { id: job.id, tenant_id: job.tenant_id, content_type: job.content_type, result }, 'completed');
+    }
   } catch (err) {
     await onFailure(deps, job, workerId, reason, err);
   } finally {
@@ -185,26 +246,41 @@ interface Stage {
   output: StageOutput;
 }
 
+/** What the model path needs beyond the canonical document. */
+export interface StageContext {
+  /** The document's format (pdf, png, pptx...), a classification feature. */
+  format?: string | null;
+  /** The tenant's model endpoints (none: the embedded extractor). */
+  models?: JobModels | null;
+  /** The rendered pages (PNG) by page number: of this run, or stored by the run before a re-extraction. */
+  pageImages?: () => Promise<Map<number, Uint8Array>>;
+  signal?: AbortSignal;
+}
+
 /**
- * Entities and template extraction on the canonical document (the embedded extractor, in this
- * thread: it is a small fraction of the canonical pipeline's time). The extraction's decision
- * settles the job: completed, needs_review (a review opens with the reasons) or rejected.
+ * Entities and template extraction on the canonical document. With a vlm endpoint in effect for
+ * the tenant, a model extracts and every value is grounded (models/extraction); otherwise the
+ * embedded extractor does, in this thread (a small fraction of the canonical pipeline's time).
+ * The extraction's decision settles the job: completed, needs_review (a review opens with the
+ * reasons) or rejected.
  */
-export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonical: CanonicalJson, policy: EffectivePolicy, judgeCanonical: CanonicalJson | null = null): Promise<Stage> {
+export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonical: CanonicalJson, policy: EffectivePolicy, judgeCanonical: CanonicalJson | null = null, context: StageContext = {}): Promise<Stage> {
   const done = (output: StageOutput): Stage => ({ status: 'completed', templateVersion: null, reviewReasons: [], output });
   if (job.processing_mode === 'canonical') return done({ stages: [] });
   if (job.processing_mode === 'entities') {
     return done({ entities: runEntities(canonical, policy), stages: ['entities'], notes: { generic_entities_enabled: policy.generic_entities_enabled } });
   }
-  const templateId = job.template_id ?? policy.default_template_id ?? null;
+  let templateId = job.template_id;
+  let classification: Record<string, unknown> | null = null;
+  let entities: ReturnType<typeof runEntities> | null = null;
   if (!templateId) {
-    return done({
-      entities: runEntities(canonical, policy),
-      stages: ['entities'],
-      classification: { matched: false, template_id: null, reason: CLASSIFICATION_UNAVAILABLE },
-      unavailable: [{ stage: 'classification', reason: CLASSIFICATION_UNAVAILABLE }],
-    });
+    // Recognised once: the fingerprint reads them, and so does the result when nothing matches.
+    entities = runEntities(canonical, policy);
+    const choice = await chooseJobTemplate(deps.db, job, { canonical, format: context.format ?? null, entities }, policy);
+    templateId = choice.templateId;
+    classification = choice.classification;
   }
+  if (!templateId) return done({ entities: entities ?? runEntities(canonical, policy), stages: ['entities', 'classification'], classification });
   const template = await templateForRun(deps.db, job.tenant_id, templateId);
   if (!template) {
     throw new PipelineFailure(
@@ -213,25 +289,79 @@ export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonica
       false,
     );
   }
+  const models = context.models;
+  if (models?.vlm) {
+    const out = await runModelExtraction({
+      canonical,
+      template,
+      policy,
+      images: context.pageImages ? await context.pageImages() : new Map(),
+      client: clientFor(models.vlm, models.guard),
+      judge: models.judge ? clientFor(models.judge, models.guard) : null,
+      secondReading: policy.judge_mode_enabled && !models.judge ? judgeCanonical : null,
+      signal: context.signal,
+    }).catch((err: unknown) => {
+      throw err instanceof ModelCallError ? err.toPipelineFailure() : err;
+    });
+    await addModelUsage(deps.db, job.tenant_id, [out.engine, ...(out.engine.judge ? [out.engine.judge] : [])]);
+    // Judge mode without a judge endpoint: the second reading votes, when this run made one.
+    return decidedStage(out, template.version, classification, {
+      stages: ['model_extraction', 'grounding', ...(out.judge ? ['judge'] : [])],
+      extraction: out.engine,
+      judge: out.judge ?? null,
+      judgeMissing: policy.judge_mode_enabled && !out.judge,
+    });
+  }
   const judged = policy.judge_mode_enabled && judgeCanonical ? runJudgedExtraction(canonical, judgeCanonical, template, policy) : null;
   const out = judged ?? runExtraction(canonical, template, policy);
   // Judge mode on a re-extraction: the second reading is not stored, only the canonical output.
-  const judgeMissing = policy.judge_mode_enabled && !judged;
+  return decidedStage(out, template.version, classification, {
+    stages: ['extraction', ...(judged ? ['judge'] : [])],
+    extraction: EMBEDDED_EXTRACTION,
+    judge: judged?.judge ?? null,
+    judgeMissing: policy.judge_mode_enabled && !judged,
+  });
+}
+
+/** The stage an extraction settles, whichever extractor ran: its decision, output and notes. */
+function decidedStage(
+  out: { entities: unknown[]; extraction: ExtractionResult; decision: { status: DecisionStatus; review_reasons: string[]; thresholds: unknown } },
+  templateVersion: number | null,
+  classification: Record<string, unknown> | null,
+  run: { stages: string[]; extraction: unknown; judge: unknown; judgeMissing: boolean },
+): Stage {
   return {
     status: out.decision.status,
-    templateVersion: template.version,
+    templateVersion,
     reviewReasons: out.decision.review_reasons,
     output: {
       entities: out.entities,
       extraction: out.extraction,
-      stages: ['entities', 'extraction', ...(judged ? ['judge'] : []), 'validation', 'decision'],
-      notes: { decision: { status: out.decision.status, thresholds: out.decision.thresholds }, ...(judged ? { judge: judged.judge } : {}) },
-      ...(judgeMissing ? { unavailable: [{ stage: 'judge', reason: JUDGE_UNAVAILABLE_ON_REEXTRACT }] } : {}),
-      classification: job.template_id
-        ? null
-        : { matched: false, template_id: templateId, method: 'default_template_id', reason: "No template was assigned; the tenant policy's default_template_id was used (auto-classification is a later issue)." },
+      stages: [...(classification ? ['classification'] : []), 'entities', ...run.stages, 'validation', 'decision'],
+      notes: { extraction: run.extraction, decision: { status: out.decision.status, thresholds: out.decision.thresholds }, ...(run.judge ? { judge: run.judge } : {}) },
+      ...(run.judgeMissing ? { unavailable: [{ stage: 'judge', reason: JUDGE_UNAVAILABLE_ON_REEXTRACT }] } : {}),
+      classification,
     },
   };
+}
+
+/** Page images for the model: this run's, or the page_image artifacts a re-extraction's job kept. */
+async function pageImagesOf(deps: RunDeps, job: Job, fresh: { pageNumber: number; png: Uint8Array }[] | null): Promise<Map<number, Uint8Array>> {
+  if (fresh) return new Map(fresh.map((i) => [i.pageNumber, i.png]));
+  const rows = await deps.db
+    .selectFrom('artifacts')
+    .select(['id', 'tenant_id', 'job_id', 'page_number', 'sha256', 'render'])
+    .where('tenant_id', '=', job.tenant_id)
+    .where('job_id', '=', job.id)
+    .where('kind', '=', 'page_image')
+    .execute();
+  const images = new Map<number, Uint8Array>();
+  for (const row of rows) {
+    if (row.page_number === null) continue;
+    const sha256 = row.sha256 ?? (await drawPageImage(deps.db, deps.blobs, row)).sha256;
+    images.set(row.page_number, await deps.blobs.readAll(sha256));
+  }
+  return images;
 }
 
 async function onFailure(deps: RunDeps, job: Job, workerId: string, reason: StopReason | null, err: unknown): Promise<void> {
@@ -273,17 +403,35 @@ async function onFailure(deps: RunDeps, job: Job, workerId: string, reason: Stop
   });
 }
 
-async function storeArtifacts(deps: RunDeps, job: Job, canonical: CanonicalJson, images: { pageNumber: number; png: Uint8Array }[]): Promise<NewArtifact[]> {
+/** The result as JSON text, its canonical part being the text already written as the artifact. */
+function resultWithCanonicalText(result: Record<string, unknown>, canonicalText: string): string {
+  const { canonical: _canonical, ...rest } = result;
+  const tail = JSON.stringify(rest);
+  return `{"canonical":${canonicalText}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`;
+}
+
+async function storeArtifacts(deps: RunDeps, job: Job, output: PipelineOutput, canonicalText: string): Promise<NewArtifact[]> {
   const base = baseName(job.original_filename);
-  const out: NewArtifact[] = [];
-  const put = async (kind: NewArtifact['kind'], bytes: Uint8Array, filename: string, contentType: string, page: number | null) => {
-    const { sha256, size } = await storeBytes(deps.db, deps.blobs, bytes);
-    out.push({ kind, page_number: page, filename, content_type: contentType, size_bytes: size, sha256 });
-  };
-  await put('canonical_json', Buffer.from(JSON.stringify(canonical)), `${base}.canonical.json`, 'application/json', null);
-  await put('markdown', Buffer.from(canonical.markdown, 'utf8'), `${base}.md`, 'text/markdown; charset=utf-8', null);
-  for (const image of images) {
-    await put('page_image', image.png, `${base}.page-${String(image.pageNumber).padStart(4, '0')}.png`, 'image/png', image.pageNumber);
+  const { canonical } = output;
+  const files = await storeAllBytes(deps.db, deps.blobs, [Buffer.from(canonicalText), Buffer.from(canonical.markdown, 'utf8')]);
+  const out: NewArtifact[] = [
+    { kind: 'canonical_json', page_number: null, filename: `${base}.canonical.json`, content_type: 'application/json', size_bytes: files[0]!.size, sha256: files[0]!.sha256 },
+    { kind: 'markdown', page_number: null, filename: `${base}.md`, content_type: 'text/markdown; charset=utf-8', size_bytes: files[1]!.size, sha256: files[1]!.sha256 },
+  ];
+  if (!DRAWN_FORMATS.has(output.format)) return out;
+  // A page whose OCR turned it is drawn turned too, so evidence boxes land on the right pixels.
+  const turns = new Map(output.ocr?.pages.map((p) => [p.page_number, p.preprocessing.rotation_degrees / 90]) ?? []);
+  for (const page of canonical.pages) {
+    const render: PageRender = { dpi: PAGE_IMAGE_DPI, quarter_turns: turns.get(page.page_number) ?? 0, width_pt: page.width };
+    out.push({
+      kind: 'page_image',
+      page_number: page.page_number,
+      filename: `${base}.page-${String(page.page_number).padStart(4, '0')}.png`,
+      content_type: 'image/png',
+      size_bytes: null,
+      sha256: null,
+      render,
+    });
   }
   return out;
 }

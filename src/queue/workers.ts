@@ -1,5 +1,5 @@
-// The document workers of one process: N loops that claim a job, run it (the pipeline in a
-// worker-thread pool of N threads) and claim the next. Idle loops sleep until a NOTIFY wakes them,
+// The document workers of one process: N pipeline threads fed by 2N loops that claim a job, run
+// it (the pipeline on a free thread of the pool) and claim the next. Idle loops sleep until a NOTIFY wakes them,
 // polling with backoff as the fallback. Every process that runs workers also runs the periodic
 // maintenance (stale-lease recovery, purges), each task under an advisory lock.
 import os from 'node:os';
@@ -10,11 +10,16 @@ import type { Db } from '../db/database.js';
 import { PolicyService } from '../domain/policy/policy.service.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { createBlobStore } from '../storage/index.js';
+import { DeliveryWorkers } from '../delivery/delivery-workers.js';
+import { SourcePoller } from '../sources/source-poller.js';
 import { claimJob } from './claim.js';
+import { ForgeWorker } from './forge-workers.js';
 import { Maintenance } from './maintenance.js';
 import { QueueListener } from './notify.js';
 import { PipelinePool } from './pipeline-pool.js';
 import { type RunHandle, runJob } from './run-job.js';
+import { jobModelResolver } from '../models/job-models.js';
+import { WakeableSleep } from './wakeable-sleep.js';
 
 export interface WorkersOptions {
   db: Db;
@@ -30,15 +35,27 @@ export interface WorkersOptions {
   pollMaxMs?: number;
 }
 
+/**
+ * Claim loops per pipeline thread. With one, a thread idles while its loop loads the file, writes
+ * artifacts and settles (a third of a short job); a second loop has the next job claimed, loaded
+ * and waiting for the thread by then.
+ */
+const LOOPS_PER_THREAD = 2;
+
 export class Workers {
   readonly id = `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   private readonly blobs: BlobStore;
   private readonly policy: PolicyService;
   private readonly ownPolicy: boolean;
   private readonly pool: PipelinePool;
+  private readonly models: ReturnType<typeof jobModelResolver>;
   private readonly listener: QueueListener;
   private readonly maintenance: Maintenance;
-  private readonly wakers = new Set<() => void>();
+  private readonly forge: ForgeWorker;
+  /** Results going out to destinations, and sources polled for new files. */
+  private readonly deliveries: DeliveryWorkers;
+  private readonly sources: SourcePoller;
+  private readonly idle = new WakeableSleep();
   private readonly runs = new Map<string, RunHandle>();
   private readonly shutdown = new AbortController();
   private loops: Promise<void>[] = [];
@@ -50,13 +67,22 @@ export class Workers {
     this.ownPolicy = !options.policy;
     this.policy = options.policy ?? new PolicyService(options.db);
     this.pool = new PipelinePool(options.count);
-    this.listener = new QueueListener(options.databaseUrl, { onWake: () => this.wake(), onCancel: (jobId) => this.runs.get(jobId)?.cancel() }, options.log);
+    this.models = jobModelResolver(options.db, options.config);
+    this.listener = new QueueListener(
+      options.databaseUrl,
+      { onWake: () => this.wake(), onCancel: (jobId) => this.runs.get(jobId)?.cancel(), onDelivery: () => this.deliveries.wake() },
+      options.log,
+    );
     this.maintenance = new Maintenance(options.db, this.blobs, options.config.recoveryIntervalSeconds, options.log);
+    this.forge = new ForgeWorker(options.db, `${this.id}:forge`, options.log, { leaseSeconds: options.config.jobLeaseSeconds, pollMinMs: options.pollMinMs, pollMaxMs: options.pollMaxMs });
+    const shared = { db: options.db, config: options.config, blobs: this.blobs, log: options.log, workerId: this.id, pollMinMs: options.pollMinMs, pollMaxMs: options.pollMaxMs };
+    this.deliveries = new DeliveryWorkers({ ...shared, loops: Math.min(4, Math.max(1, options.count)) });
+    this.sources = new SourcePoller(shared);
   }
 
-  /** Loops running (health reports it). */
+  /** Workers (pipeline threads) running; health reports it. */
   get size(): number {
-    return this.stopping ? 0 : this.loops.length;
+    return this.stopping || this.loops.length === 0 ? 0 : this.options.count;
   }
 
   /** Jobs being processed right now by this process. */
@@ -69,31 +95,24 @@ export class Workers {
     if (this.ownPolicy) await this.policy.start();
     await this.listener.start();
     this.maintenance.start();
-    for (let i = 0; i < this.options.count; i++) this.loops.push(this.loop(`${this.id}:${i}`));
+    this.deliveries.start();
+    this.sources.start();
+    for (let i = 0; i < this.options.count * LOOPS_PER_THREAD; i++) this.loops.push(this.loop(`${this.id}:${i}`));
+    this.forge.start();
     this.options.log.info({ workers: this.options.count, workerId: this.id }, 'document workers started');
   }
 
   private wake(): void {
-    for (const wake of [...this.wakers]) wake();
+    this.idle.wake();
+    this.forge.wake();
   }
 
-  private idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakers.add(done);
-    });
-  }
 
   private async loop(workerId: string): Promise<void> {
     const min = this.options.pollMinMs ?? 250;
     const max = this.options.pollMaxMs ?? 5_000;
     let delay = min;
-    const deps = { db: this.options.db, blobs: this.blobs, policy: this.policy, config: this.options.config, pool: this.pool, log: this.options.log };
+    const deps = { db: this.options.db, blobs: this.blobs, policy: this.policy, config: this.options.config, pool: this.pool, log: this.options.log, models: this.models };
     while (!this.stopping) {
       let job;
       try {
@@ -103,7 +122,7 @@ export class Workers {
         job = null;
       }
       if (!job) {
-        await this.idle(delay);
+        await this.idle.sleep(delay);
         delay = Math.min(max, delay * 2);
         continue;
       }
@@ -136,7 +155,10 @@ export class Workers {
     await Promise.race([all, grace]);
     this.shutdown.abort();
     await all;
+    await this.forge.stop();
     await this.maintenance.stop();
+    await this.deliveries.stop();
+    await this.sources.stop();
     await this.listener.stop();
     await this.pool.stop();
     if (this.ownPolicy) this.policy.stop();

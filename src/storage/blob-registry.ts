@@ -30,6 +30,21 @@ export async function storeBytes(db: Db, store: BlobStore, bytes: Uint8Array): P
   return { sha256, size: bytes.length };
 }
 
+/** Registers several in-memory files in one statement, then writes them (a job's artifacts). */
+export async function storeAllBytes(db: Db, store: BlobStore, files: Uint8Array[]): Promise<{ sha256: string; size: number }[]> {
+  const out = files.map((bytes) => ({ sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length }));
+  const rows = [...new Map(out.map((f) => [f.sha256, { sha256: f.sha256, size_bytes: f.size }])).values()];
+  if (rows.length) {
+    await db
+      .insertInto('blobs')
+      .values(rows)
+      .onConflict((oc) => oc.column('sha256').doUpdateSet({ touched_at: sql`now()` }))
+      .execute();
+  }
+  await Promise.all(files.map((bytes) => store.putBytes(bytes)));
+  return out;
+}
+
 /** Removes blobs that no job and no artifact references, untouched for `graceSeconds`. */
 export async function purgeUnreferencedBlobs(db: Db, store: BlobStore, graceSeconds = 3600, limit = 1000): Promise<number> {
   const candidates = await sql<{ sha256: string }>`

@@ -10,21 +10,21 @@ import { inject } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-function newest(dir: string): number {
+/** The latest modification time of the files under dir that `keep` accepts. */
+export function newest(dir: string, keep: (name: string) => boolean = () => true): number {
   let max = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith('.ts')) max = Math.max(max, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+    if (entry.isFile() && keep(entry.name)) max = Math.max(max, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
   }
   return max;
 }
 
-function fresh(): boolean {
-  const cli = path.join(root, 'dist/cli.js');
-  return fs.existsSync(cli) && fs.statSync(cli).mtimeMs >= newest(path.join(root, 'src'));
-}
-
-export async function ensureBuilt(): Promise<void> {
-  const lock = path.join(os.tmpdir(), `quire-build-${inject('runId')}`);
+/**
+ * Runs a build once per test run: concurrent test files wait on a directory lock named after it,
+ * and an output still fresh is used as it is. `built` checks the output inside the lock.
+ */
+export async function buildOnce(name: string, fresh: () => boolean, command: string[], built: (code: number | null) => void, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const lock = path.join(os.tmpdir(), `quire-${name}-${inject('runId')}`);
   for (;;) {
     try {
       fs.mkdirSync(lock);
@@ -36,14 +36,26 @@ export async function ensureBuilt(): Promise<void> {
   try {
     if (fresh()) return;
     const code = await new Promise<number | null>((resolve) => {
-      const child = spawn('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'ignore' });
+      const child = spawn('npx', command, { cwd: root, stdio: 'ignore', env });
       child.on('exit', resolve);
     });
-    if (!fs.existsSync(path.join(root, 'dist/cli.js'))) throw new Error(`the build produced no dist/cli.js (tsc exit ${code})`);
-    // Mark the build as newer than the sources even if tsc left a file untouched.
-    const now = new Date();
-    fs.utimesSync(path.join(root, 'dist/cli.js'), now, now);
+    built(code);
   } finally {
     fs.rmSync(lock, { recursive: true, force: true });
   }
+}
+
+const cli = path.join(root, 'dist/cli.js');
+
+function fresh(): boolean {
+  return fs.existsSync(cli) && fs.statSync(cli).mtimeMs >= newest(path.join(root, 'src'), (name) => name.endsWith('.ts'));
+}
+
+export function ensureBuilt(): Promise<void> {
+  return buildOnce('build', fresh, ['tsc', '-p', 'tsconfig.build.json'], (code) => {
+    if (!fs.existsSync(cli)) throw new Error(`the build produced no dist/cli.js (tsc exit ${code})`);
+    // Mark the build as newer than the sources even if tsc left a file untouched.
+    const now = new Date();
+    fs.utimesSync(cli, now, now);
+  });
 }

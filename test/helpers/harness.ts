@@ -58,6 +58,8 @@ export interface Harness {
 export interface HarnessOptions {
   /** Document workers to run in this process (default 0: jobs stay queued). */
   workers?: number;
+  /** Where the app's and the workers' log lines go (default: nowhere), at debug level. */
+  logStream?: NodeJS.WritableStream;
 }
 
 function withDatabase(url: string, database: string): string {
@@ -99,10 +101,10 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
   // through the API reaches the next job at once (across processes it takes up to a second).
   const policy = options.workers ? new PolicyService(db) : undefined;
   const workers = options.workers
-    ? new Workers({ db, databaseUrl: withDatabase(serverUrl, dbName), config, log: pino({ level: 'silent' }), count: options.workers, pollMaxMs: 1_000, policy })
+    ? new Workers({ db, databaseUrl: withDatabase(serverUrl, dbName), config, log: options.logStream ? pino({ level: 'debug' }, options.logStream) : pino({ level: 'silent' }), count: options.workers, pollMaxMs: 1_000, policy })
     : null;
   await workers?.start();
-  const app = await buildApp({ db, config, version: 'test', workerCount: () => workers?.size ?? 0, ...(policy ? { policy } : {}) });
+  const app = await buildApp({ db, config, version: 'test', workerCount: () => workers?.size ?? 0, ...(policy ? { policy } : {}) }, options.logStream ? { level: 'debug', stream: options.logStream } : false);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

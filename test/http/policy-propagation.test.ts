@@ -7,6 +7,7 @@ import type { Principal } from '../../src/domain/identity/principal.js';
 import { PolicyService } from '../../src/domain/policy/policy.service.js';
 import { buildApp } from '../../src/http/app.js';
 import type { App } from '../../src/http/context.js';
+import { apiClient } from '../helpers/api-client.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -77,13 +78,13 @@ describe('two API processes', () => {
 
   it('enforces a rate limit changed through the other process within seconds', async () => {
     const member = (await h.seedUser('acme', 'member')).token!;
-    const limitSeenBySecond = async () => {
-      const res = await fetch(`${secondUrl}/v1/me`, { headers: { authorization: `Bearer ${member}` } });
-      return res.headers.get('ratelimit-limit');
-    };
+    const memberOnSecond = apiClient(secondUrl, { token: member });
+    const limitSeenBySecond = async () => (await memberOnSecond.GET('/v1/me')).response.headers.get('ratelimit-limit');
     expect(await limitSeenBySecond()).not.toBe('5000');
-    const res = await h.request('PATCH', '/v1/admin/tenant-policy/acme', { token: await h.adminToken(), body: { rate_limit_per_minute: 5000 } });
-    expect(res.status).toBe(200);
+    const admin = apiClient(h.baseUrl, { token: await h.adminToken() });
+    const res = await admin.PATCH('/v1/admin/tenant-policy/{tenant_id}', { params: { path: { tenant_id: 'acme' } }, body: { rate_limit_per_minute: 5000 } });
+    expect(res.response.status).toBe(200);
+    expect(res.data?.fields.rate_limit_per_minute).toEqual({ value: 5000, source: 'tenant' });
     await eventually(async () => (await limitSeenBySecond()) === '5000');
   });
 });

@@ -84,6 +84,7 @@ describe('extraction in job processing', () => {
     expect(Array.isArray(job.result.entities)).toBe(true);
     expect(job.result.engine.stages).toEqual(expect.arrayContaining(['entities', 'extraction']));
     expect(job.result.engine).not.toHaveProperty('unavailable');
+    expect(job.result.engine.extraction).toEqual({ method: 'embedded', backend: null, model: null, calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 });
     expect(await reviewOf(job.job_id)).toEqual([]);
   });
 

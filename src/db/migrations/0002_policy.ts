@@ -1,4 +1,4 @@
-// Tenant policy and platform defaults (issue 4).
+// Tenant policy and platform defaults.
 // - tenant_policies: one row per tenant that has set anything; `values` holds only the fields the
 //   tenant set (an absent key inherits). A JSON object rather than one column per field, because the
 //   registry (src/domain/policy/policy.registry.ts) is the single list of fields: adding a field needs

@@ -1,4 +1,4 @@
-// Documents, batches and the queue (issue 3). A job row IS its queue entry (architecture.md, "The
+// Documents, batches and the queue. A job row IS its queue entry (architecture.md, "The
 // queue is the jobs table"): claiming, leasing, heartbeating and settling all update this one row,
 // so there is no second state machine to keep in sync.
 // - blobs: every stored blob by SHA-256 (content-addressed, shared by identical uploads). Purge

@@ -1,4 +1,4 @@
-// Templates (issue 6). A template row holds the current version; template_versions keeps an
+// Templates. A template row holds the current version; template_versions keeps an
 // immutable snapshot of every version (decisions.md: every update creates a new version, jobs
 // record the version they used, so an old job can always show the template it ran with).
 // - Names are unique among a tenant's live templates (a deleted template frees its name).

@@ -1,4 +1,4 @@
-// Reviews (issue 6): a job that ends needs_review opens exactly one pending review with its
+// Reviews: a job that ends needs_review opens exactly one pending review with its
 // reasons; a person approves, overrides or reprocesses it (decisions.md "Reviews").
 // - At most one open (pending/in_review) review per job: a partial unique index.
 // - Tenant-scoped like every row; lists are newest first over (created_at, id).

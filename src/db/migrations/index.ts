@@ -5,6 +5,11 @@ import * as policy from './0002_policy.js';
 import * as documents from './0003_documents.js';
 import * as templates from './0004_templates.js';
 import * as reviews from './0005_reviews.js';
+import * as endpoints from './0006_endpoints.js';
+import * as modelUsage from './0007_model_usage.js';
+import * as classification from './0009_classification.js';
+import * as connections from './0008_connections.js';
+import * as performance from './0011_performance.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -12,4 +17,10 @@ export const migrations: Record<string, Migration> = {
   '0003_documents': documents,
   '0004_templates': templates,
   '0005_reviews': reviews,
+  '0006_endpoints': endpoints,
+  '0007_model_usage': modelUsage,
+  '0008_connections': connections,
+  '0009_classification': classification,
+  '0010_reliability': await import('./0010_reliability.js'),
+  '0011_performance': performance,
 };

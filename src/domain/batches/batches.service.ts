@@ -24,6 +24,7 @@ import {
 } from '../documents/submit.service.js';
 import { type UploadVerdict, sniffUpload } from '../documents/upload-sniff.js';
 import type { Principal } from '../identity/principal.js';
+import { resendBatchDeliveries } from '../../delivery/reconcile.js';
 import { findBatch, insertBatch, listBatches, lockBatchJobs, refreshBatch, setBatchCancelRequested } from './batches.repository.js';
 
 export interface BatchInput {
@@ -189,15 +190,12 @@ export async function reprocessBatch(db: Db, p: Principal, batchId: string, body
   return result;
 }
 
-/** Recomputes counts and status from the jobs; destination re-delivery arrives with connections. */
+/** Recomputes counts and status from the jobs, and re-sends destination deliveries that never arrived. */
 export async function reconcileBatch(db: Db, p: Principal, batchId: string) {
-  const batch = await db.transaction().execute(async (tx) => {
+  return db.transaction().execute(async (tx) => {
     if (!(await findBatch(tx, p.tenantId, batchId))) throw notFound(`Batch ${batchId}`);
     await lockBatchJobs(tx, p.tenantId, batchId);
-    return (await refreshBatch(tx, p.tenantId, batchId))!;
+    const batch = (await refreshBatch(tx, p.tenantId, batchId))!;
+    return { batch, deliveries: await resendBatchDeliveries(tx, batch) };
   });
-  const detail = batch.destination_connection_id
-    ? 'Counts recomputed. Destination delivery is not available in this version of Quire yet, so no delivery has been attempted or re-sent.'
-    : 'Counts recomputed. This batch has no destination, so there is nothing to deliver.';
-  return { batch, deliveries: { pending: 0, resent: 0, detail } };
 }

@@ -1,8 +1,7 @@
 // Validation of ids that point into areas other issues build (templates, connections). Where the
 // table exists, an id must name a live row of the caller's tenant (else 404, as for any other
 // tenant's object). Until the templates table exists a template_id is accepted and recorded as
-// given (docs/documents.md); until the connections table exists no connection can exist, so any
-// destination_connection_id is unknown (404).
+// given (docs/documents.md); a destination_connection_id must name a live connection (404).
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 

@@ -25,26 +25,37 @@ export async function resolveBearer(
   requestedTenantId: string | null,
   policy: SessionPolicy,
 ): Promise<Principal> {
-  const base = token.startsWith(API_KEY_TOKEN_PREFIX)
+  return (await resolveBearerUntil(db, token, requestedTenantId, policy)).principal;
+}
+
+/** A resolved credential and the epoch ms until which it stays valid by itself (expiry, idle timeout). */
+export interface Resolved {
+  principal: Principal;
+  validUntil: number;
+}
+
+export async function resolveBearerUntil(db: Db, token: string, requestedTenantId: string | null, policy: SessionPolicy): Promise<Resolved> {
+  const resolved = token.startsWith(API_KEY_TOKEN_PREFIX)
     ? await resolveApiKey(db, token)
     : token.startsWith(SESSION_TOKEN_PREFIX)
       ? await resolveSession(db, token, policy)
       : null;
-  if (!base) throw unauthorized('The bearer token is not valid: it may have expired or been revoked. Sign in again.');
+  if (!resolved) throw unauthorized('The bearer token is not valid: it may have expired or been revoked. Sign in again.');
+  const { principal: base, validUntil } = resolved;
 
   const home = await findTenant(db, base.homeTenantId);
   if (!home || home.status !== 'active') {
     // A platform admin keeps access while its home tenant is suspended, or nobody could lift it.
     if (!(home && base.role === 'platform_admin')) throw unauthorized('Your tenant is suspended or deleted.');
   }
-  if (!requestedTenantId || requestedTenantId === base.homeTenantId) return base;
+  if (!requestedTenantId || requestedTenantId === base.homeTenantId) return { principal: base, validUntil };
   if (base.role !== 'platform_admin') throw notFound(`Tenant ${requestedTenantId}`);
   const acting = await findTenant(db, requestedTenantId);
   if (!acting) throw notFound(`Tenant ${requestedTenantId}`);
-  return { ...base, tenantId: acting.id };
+  return { principal: { ...base, tenantId: acting.id }, validUntil };
 }
 
-async function resolveSession(db: Db, token: string, policy: SessionPolicy): Promise<Principal | null> {
+async function resolveSession(db: Db, token: string, policy: SessionPolicy): Promise<Resolved | null> {
   const session = await findSessionByHash(db, sha256(token));
   const now = Date.now();
   if (!session || session.revoked_at || session.expires_at.getTime() <= now) return null;
@@ -52,10 +63,11 @@ async function resolveSession(db: Db, token: string, policy: SessionPolicy): Pro
   const user = await findLiveUserByIdAnyTenant(db, session.user_id);
   if (!user || user.status !== 'active') return null;
   if (now - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS) await touchSession(db, session.id);
-  return principal(user.id, user.email, user.role, user.tenant_id, 'session', session.id, null);
+  const idleUntil = Math.max(session.last_seen_at.getTime(), now - TOUCH_INTERVAL_MS) + policy.idleHours * 3_600_000;
+  return { principal: principal(user.id, user.email, user.role, user.tenant_id, 'session', session.id, null), validUntil: Math.min(session.expires_at.getTime(), idleUntil) };
 }
 
-async function resolveApiKey(db: Db, token: string): Promise<Principal | null> {
+async function resolveApiKey(db: Db, token: string): Promise<Resolved | null> {
   const key = await findKeyByHashAnyTenant(db, sha256(token));
   const now = Date.now();
   if (!key || key.revoked_at || (key.expires_at && key.expires_at.getTime() <= now)) return null;
@@ -69,7 +81,10 @@ async function resolveApiKey(db: Db, token: string): Promise<Principal | null> {
     if (!roleAtLeast(owner.role, role)) role = owner.role;
   }
   if (!key.last_used_at || now - key.last_used_at.getTime() > TOUCH_INTERVAL_MS) await touchKey(db, key.id);
-  return principal(key.scope === 'user' ? key.owner_user_id : null, email, role, key.tenant_id, 'api_key', null, key.id);
+  return {
+    principal: principal(key.scope === 'user' ? key.owner_user_id : null, email, role, key.tenant_id, 'api_key', null, key.id),
+    validUntil: key.expires_at ? key.expires_at.getTime() : Number.POSITIVE_INFINITY,
+  };
 }
 
 function principal(

@@ -1,6 +1,7 @@
 // Redeeming a single-use invitation or reset token: the shared second half of accept-invite and
 // reset-password. The token is consumed, the password set, lockout cleared, every earlier session
 // revoked and a new session opened, all in one transaction: a failure leaves the token usable.
+import { clearLoginFailures } from './login-failures.repository.js';
 import type { Config } from '../../config.js';
 import type { Db, Tx } from '../../db/database.js';
 import type { User, UserToken } from '../../db/schema.js';
@@ -56,6 +57,7 @@ export async function redeemToken(
       last_login_at: new Date(),
     });
     if (!user) throw invalidToken(args.kind);
+    await clearLoginFailures(tx, user.email);
     await revokeUserTokens(tx, user.id, args.kind);
     await revokeUserSessions(tx, user.id);
     return openSession(tx, config, user, args.client);

@@ -47,7 +47,7 @@ export const POLICY_REGISTRY = {
   pptx_notes_mode: oneOf(['margin', 'pages', 'off'] as const, 'margin', 'Where presentation speaker notes go in the canonical output: beside the slide, as extra pages, or dropped.'),
   characterisation_enabled: bool(true, 'Characterise each document (kind, language, layout) before extraction.'),
   generic_entities_enabled: bool(true, 'Extract generic entities (people, organisations, dates, amounts, identifiers) alongside template fields.'),
-  judge_mode_enabled: bool(false, 'A second, independent extraction votes on every field (today: the embedded extractor on each page\'s second reading: the other OCR engine for a scan, an OCR of the rendered page for a text-layer page; later also the judge model endpoint). Off by default: it OCRs every page, several seconds each.'),
+  judge_mode_enabled: bool(false, 'A second, independent extraction votes on every field: the judge model endpoint when one is in effect (docs/models.md), otherwise the embedded extractor on each page\'s second reading (the other OCR engine for a scan, an OCR of the rendered page for a text-layer page). Off by default: without a judge model it OCRs every page, several seconds each.'),
   table_aware_extraction_enabled: bool(true, 'Keep table structure when extracting repeated fields (line items).'),
   draft_on_miss_enabled: bool(true, 'A document that matches no template proposes a template draft (or raises auto_seen_count of a similar one).'),
   extraction_postprocessing_enabled: bool(true, 'Run the template post-processing steps (normalisation of dates, amounts, identifiers) after extraction.'),
@@ -66,7 +66,7 @@ export const POLICY_REGISTRY = {
   ocr_priority_margin: num(0.1, { maximum: 1 }, 'With a `*_priority` mode, the other engine wins only when its confidence is higher by more than this margin.'),
   layout_policy: object('Free-form layout analysis settings (reading order, column detection). Stored as given; {} means engine defaults.'),
   paddle_risk_policy: object('Free-form settings for when paddle OCR output is considered risky and checked against tesseract. Stored as given; {} means engine defaults.'),
-  prompt_budget_policy: object('Free-form limits on prompt size sent to the extraction model (tokens per page, per chunk). Stored as given; {} means engine defaults.'),
+  prompt_budget_policy: object('Limits on what one call to the extraction model carries: pages_per_chunk, tokens_per_page, tokens_per_call, image_tokens_per_page, send_page_images (docs/models.md). Stored as given; {} means engine defaults.'),
   language_policy: object('Free-form OCR and extraction language settings (expected languages, fallbacks). Stored as given; {} means automatic detection.'),
   preprocessing_policy: object('Free-form image preprocessing settings (deskew, denoise, DPI). Stored as given; {} means engine defaults.'),
 } as const satisfies Record<string, PolicyField<unknown>>;

@@ -130,6 +130,15 @@ export class PolicyService {
     return value;
   }
 
+  /**
+   * The effective policy read from the database now, bypassing the cache: a job starts under the
+   * policy in force, even when a change from another process has not reached this cache yet.
+   */
+  async current(tenantId: string): Promise<EffectivePolicy> {
+    const [{ values }, own] = await Promise.all([findPlatformOverrides(this.db), findTenantValues(this.db, tenantId)]);
+    return deepFreeze(resolvePolicy(platformDefaults(values), own).effective);
+  }
+
   /** Value and source of every field, and the effective view (GET /v1/admin/tenant-policy/{id}). Always fresh. */
   async read(tenantId: string): Promise<TenantPolicyRead> {
     const [{ values }, own] = await Promise.all([findPlatformOverrides(this.db), findTenantValues(this.db, tenantId)]);

@@ -15,6 +15,7 @@ import { artifactsOf, findJob, lockJob, recordEvent } from '../documents/jobs.re
 import { actorOf, checkReferences } from '../documents/submit.service.js';
 import type { Principal } from '../identity/principal.js';
 import { templateForRun } from '../templates/templates.service.js';
+import { recordExemplarOfJob } from '../classification/classification.service.js';
 import { type ReviewFilters, findReview, listReviews, lockReview, updateReview } from './reviews.repository.js';
 
 const isOpen = (r: Pick<Review, 'status'>) => r.status === 'pending' || r.status === 'in_review';
@@ -71,6 +72,7 @@ export async function approveReview(db: Db, p: Principal, reviewId: string, note
     await completeJob(tx, p, job.id, 'review_approved', { review_id: review.id, note });
     await updateReview(tx, p.tenantId, review.id, { status: 'approved', resolved: true, resolved_by: actorOf(p), resolution: 'approved', resolution_note: note });
   });
+  await recordExemplarOfJob(db, p.tenantId, (await findReview(db, p.tenantId, reviewId))!.job_id, 'approved');
   return reviewDetail(db, p, reviewId);
 }
 
@@ -103,6 +105,7 @@ export async function overrideReview(db: Db, p: Principal, reviewId: string, pat
     await completeJob(tx, p, job.id, 'review_overridden', { review_id: review.id, note, patch, before }, next);
     await updateReview(tx, p.tenantId, review.id, { status: 'overridden', resolved: true, resolved_by: by, resolution: 'overridden', resolution_note: note });
   });
+  await recordExemplarOfJob(db, p.tenantId, (await findReview(db, p.tenantId, reviewId))!.job_id, 'overridden');
   return reviewDetail(db, p, reviewId);
 }
 

@@ -32,7 +32,7 @@ export interface TestDeps {
   pipeline: PipelinePool;
 }
 
-async function canonicalOf(deps: TestDeps, principal: Principal, policy: EffectivePolicy, input: TestInput) {
+export async function canonicalOf(deps: TestDeps, principal: Principal, policy: EffectivePolicy, input: TestInput) {
   if (input.kind === 'job') {
     const job = await findJob(deps.db, principal.tenantId, input.jobId);
     if (!job || job.deleted_at) throw notFound(`Job ${input.jobId}`);
@@ -40,7 +40,8 @@ async function canonicalOf(deps: TestDeps, principal: Principal, policy: Effecti
     if (!canonical) {
       throw conflict('job_has_no_canonical', `Job ${input.jobId} has no canonical output (status ${job.status}). Wait until it has finished, or upload the file instead.`);
     }
-    return { canonical, source: { kind: 'job' as const, job_id: job.id, filename: job.original_filename, page_count: job.page_count, pages_processed: canonical.pages.length }, ms: 0 };
+    const format = (job.result as { engine?: { format?: string } } | null)?.engine?.format ?? null;
+    return { canonical, source: { kind: 'job' as const, job_id: job.id, filename: job.original_filename, page_count: job.page_count, pages_processed: canonical.pages.length, format }, ms: 0 };
   }
   const started = performance.now();
   try {

@@ -1,7 +1,7 @@
 // Templates: create, read, list, update (each update a new immutable version), activate,
 // deactivate, soft delete, versions and audit. Every function acts in the caller's (acting)
 // tenant; another tenant's template is not found. Writes need an admin (the route says so).
-import type { Db } from '../../db/database.js';
+import type { Db, Tx } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { TemplateRow } from '../../db/templates-schema.js';
 import { conflict, notFound, validationError } from '../../http/errors.js';
@@ -94,13 +94,16 @@ function snapshotOf(row: TemplateRow): Record<string, unknown> {
 }
 
 export async function createTemplate(db: Db, principal: Principal, payload: TemplatePayload): Promise<TemplateRecord> {
+  return db.transaction().execute((tx) => createTemplateIn(tx, principal, payload));
+}
+
+/** createTemplate inside the caller's transaction (a draft accepted, a forge job promoted). */
+export async function createTemplateIn(tx: Tx, principal: Principal, payload: TemplatePayload): Promise<TemplateRecord> {
   const content = templateContent(payload);
   try {
-    return await db.transaction().execute(async (tx) => {
-      const row = await insertTemplate(tx, principal.tenantId, newId('tpl'), content, actorOf(principal));
-      await insertVersion(tx, row, snapshotOf(row), actorOf(principal));
-      return presentTemplate(row);
-    });
+    const row = await insertTemplate(tx, principal.tenantId, newId('tpl'), content, actorOf(principal));
+    await insertVersion(tx, row, snapshotOf(row), actorOf(principal));
+    return presentTemplate(row);
   } catch (err) {
     if (isUniqueViolation(err, 'templates_live_name')) throw nameTaken(content.name);
     throw err;
@@ -120,15 +123,18 @@ export async function listTemplates(db: Db, principal: Principal, filters: Templ
 
 /** PUT: the payload replaces the template's content and becomes the next version. */
 export async function updateTemplate(db: Db, principal: Principal, id: string, payload: TemplatePayload): Promise<TemplateRecord> {
+  return db.transaction().execute((tx) => updateTemplateIn(tx, principal, id, payload));
+}
+
+/** updateTemplate inside the caller's transaction. */
+export async function updateTemplateIn(tx: Tx, principal: Principal, id: string, payload: TemplatePayload): Promise<TemplateRecord> {
   const content = templateContent(payload);
   try {
-    return await db.transaction().execute(async (tx) => {
-      const current = await lockTemplate(tx, principal.tenantId, id);
-      if (!current) throw notFound(`Template ${id}`);
-      const row = await updateTemplateContent(tx, principal.tenantId, id, content, actorOf(principal));
-      await insertVersion(tx, row, snapshotOf(row), actorOf(principal));
-      return presentTemplate(row);
-    });
+    const current = await lockTemplate(tx, principal.tenantId, id);
+    if (!current) throw notFound(`Template ${id}`);
+    const row = await updateTemplateContent(tx, principal.tenantId, id, content, actorOf(principal));
+    await insertVersion(tx, row, snapshotOf(row), actorOf(principal));
+    return presentTemplate(row);
   } catch (err) {
     if (isUniqueViolation(err, 'templates_live_name')) throw nameTaken(content.name);
     throw err;

@@ -1,17 +1,25 @@
 // Authorization choke point: every route declares a permission (default deny), and this hook
 // resolves the caller and enforces it before the body is even read.
 import type { FastifyRequest, RouteOptions } from 'fastify';
-import { resolveBearer } from '../../domain/identity/credentials.js';
+import { poolOf } from '../../db/database.js';
+import { AuthChangeListener, CredentialCache } from '../../domain/identity/credential-cache.js';
+import { resolveBearerUntil } from '../../domain/identity/credentials.js';
 import { roleAtLeast } from '../../domain/identity/principal.js';
 import type { App, AppContext } from '../context.js';
 import { forbidden, unauthorized } from '../errors.js';
 
-// @fastify/swagger-ui serves static documentation assets; they are public by design.
-const PUBLIC_PREFIXES = ['/docs'];
+/** Writes under these paths can revoke or change a credential: the cache is dropped before they answer. */
+const CREDENTIAL_WRITES = /^\/v1\/(auth|account|platform\/tenants|admin\/(users|api-keys|tenants|platform))(\/|$)/;
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+// @fastify/swagger-ui serves static documentation assets and /app the web console's files; both
+// are public by design (the console signs in through the API like any client).
+const PUBLIC_PREFIXES = ['/docs', '/app'];
 
 export function enforceDeclaredPermission(route: RouteOptions): void {
   const url = route.url ?? '';
-  if (PUBLIC_PREFIXES.some((p) => url === p || url.startsWith(`${p}/`))) {
+  // CORS preflights carry no credentials by design; the CORS plugin answers them.
+  if (route.method === 'OPTIONS' || PUBLIC_PREFIXES.some((p) => url === p || url.startsWith(`${p}/`))) {
     route.config = { ...(route.config as object), permission: 'public' };
     return;
   }
@@ -31,6 +39,16 @@ function bearerToken(request: FastifyRequest): string | null {
 
 export function registerAuth(app: App, ctx: AppContext): void {
   app.decorateRequest('principal', null);
+  const cache = new CredentialCache();
+  const pool = poolOf(ctx.db);
+  if (pool) {
+    const listener = new AuthChangeListener(pool, cache, app.log);
+    app.addHook('onReady', () => listener.start());
+    app.addHook('onClose', () => listener.stop());
+  }
+  app.addHook('onSend', async (request) => {
+    if (!READS.has(request.method) && CREDENTIAL_WRITES.test(request.routeOptions.url ?? request.url)) cache.clear();
+  });
   app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config;
     const permission = config.permission;
@@ -39,8 +57,16 @@ export function registerAuth(app: App, ctx: AppContext): void {
     if (!token) throw unauthorized();
     const tenantHeader = request.headers['x-tenant-id'];
     const requestedTenant = typeof tenantHeader === 'string' && tenantHeader.trim() ? tenantHeader.trim() : null;
-    const principal = await resolveBearer(ctx.db, token, requestedTenant, { idleHours: ctx.config.sessionIdleHours });
-    request.principal = principal;
+    const key = CredentialCache.key(token, requestedTenant);
+    let principal = cache.active ? cache.get(key) : undefined;
+    if (!principal) {
+      const readAt = cache.generation;
+      const resolved = await resolveBearerUntil(ctx.db, token, requestedTenant, { idleHours: ctx.config.sessionIdleHours });
+      principal = resolved.principal;
+      cache.set(key, principal, resolved.validUntil, readAt);
+    }
+    // A copy: nothing a route does to its principal reaches the next request.
+    request.principal = { ...principal };
     if (!roleAtLeast(principal.role, permission === 'member' ? 'member' : permission)) {
       const need = permission === 'platform_admin' ? 'a platform admin' : 'a tenant admin';
       throw forbidden('insufficient_role', `This operation needs ${need}; your role is ${principal.role}.`);

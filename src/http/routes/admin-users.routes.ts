@@ -19,6 +19,7 @@ import { type App, type AppContext, type RouteModule, caller } from '../context.
 import { UserAndInvitation, UserAndReset, UserInviteBody, UserListQuery, UserParams, UserWithInvitation } from '../schemas/admin.js';
 import { NoContent, Page } from '../schemas/common.js';
 import { UserRecord, presentUser } from '../schemas/identity.js';
+import { mailUserTokenInBackground } from '../../domain/mail/user-token-mail.js';
 
 const tags = ['users'];
 const config = { permission: 'admin' as const };
@@ -65,6 +66,7 @@ export const adminUsersRoutes: RouteModule = (app, ctx) => {
     },
     async (request, reply) => {
       const { user, invitation } = await inviteUser(ctx.db, caller(request), request.body, baseUrl(request));
+      mailUserTokenInBackground(ctx, { tenantId: user.tenant_id, to: user.email, kind: 'invite', issued: invitation }, request.log);
       request.audit = { resourceType: 'user', resourceId: user.id };
       return reply.status(201).send({ ...presentUser(user), invitation });
     },
@@ -110,6 +112,7 @@ export const adminUsersRoutes: RouteModule = (app, ctx) => {
     },
     async (request) => {
       const { user, reset } = await issuePasswordReset(ctx.db, caller(request), request.params.user_id, baseUrl(request));
+      mailUserTokenInBackground(ctx, { tenantId: user.tenant_id, to: user.email, kind: 'reset', issued: reset }, request.log);
       return { user: presentUser(user), reset };
     },
   );
@@ -128,6 +131,7 @@ export const adminUsersRoutes: RouteModule = (app, ctx) => {
     },
     async (request) => {
       const { user, invitation } = await resendInvite(ctx.db, caller(request), request.params.user_id, baseUrl(request));
+      mailUserTokenInBackground(ctx, { tenantId: user.tenant_id, to: user.email, kind: 'invite', issued: invitation }, request.log);
       return { user: presentUser(user), invitation };
     },
   );

@@ -1,7 +1,9 @@
 // GET /v1/artifacts/{artifact_id}: streams a stored file with its content type, tenant-scoped
 // (another tenant's artifact is 404), with single-range requests (RFC 9110 §14) for large files.
+// A page image not drawn yet is drawn on this first download (domain/documents/page-images.ts).
 import { Type } from 'typebox';
 import { findArtifact } from '../../domain/documents/jobs.repository.js';
+import { drawPageImage } from '../../domain/documents/page-images.js';
 import type { BlobStore, ByteRange } from '../../storage/index.js';
 import { BlobNotFoundError } from '../../storage/index.js';
 import { type App, type AppContext, caller } from '../context.js';
@@ -52,8 +54,9 @@ export function serveArtifact(app: App, ctx: AppContext, blobs: BlobStore): void
     async (request, reply) => {
       const artifact = await findArtifact(ctx.db, caller(request).tenantId, request.params.artifact_id);
       if (!artifact) throw notFound(`Artifact ${request.params.artifact_id}`);
-      const size = artifact.size_bytes;
-      const etag = `"${artifact.sha256}"`;
+      const file = artifact.sha256 !== null && artifact.size_bytes !== null ? { sha256: artifact.sha256, size_bytes: artifact.size_bytes } : await drawPageImage(ctx.db, blobs, artifact);
+      const size = file.size_bytes;
+      const etag = `"${file.sha256}"`;
       reply
         .header('content-type', artifact.content_type)
         .header('accept-ranges', 'bytes')
@@ -73,10 +76,10 @@ export function serveArtifact(app: App, ctx: AppContext, blobs: BlobStore): void
         if (answer.kind === 'partial') {
           const { start, end } = answer.range;
           reply.header('content-range', `bytes ${start}-${end}/${size}`).header('content-length', String(end - start + 1));
-          return reply.status(206).send(await blobs.read(artifact.sha256, answer.range));
+          return reply.status(206).send(await blobs.read(file.sha256, answer.range));
         }
         reply.header('content-length', String(size));
-        return reply.status(200).send(await blobs.read(artifact.sha256));
+        return reply.status(200).send(await blobs.read(file.sha256));
       } catch (err) {
         if (err instanceof BlobNotFoundError) {
           request.log.error({ artifactId: artifact.id, sha256: artifact.sha256 }, 'artifact blob missing from the store');

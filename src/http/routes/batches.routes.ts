@@ -27,7 +27,7 @@ import {
   presentBatch,
   presentJobSummary,
 } from '../schemas/documents.js';
-import { BatchForm, JobReprocess } from '../schemas/planned.js';
+import { BatchForm, JobReprocess } from '../schemas/job-requests.js';
 import { idempotencyKey, optionalBody } from './documents.routes.js';
 
 const tags = ['batches'];

@@ -1,5 +1,6 @@
 // /v1/documents (jobs) and /v1/artifacts/{artifact_id}. Routes parse, call one domain function,
 // and present; rules live in src/domain/documents/.
+import { deliveriesOfJob } from '../../delivery/deliveries.repository.js';
 import { submitDocument } from '../../domain/documents/submit.service.js';
 import {
   cancelJob,
@@ -30,8 +31,11 @@ import {
   presentJob,
   presentJobSummary,
 } from '../schemas/documents.js';
-import { DocumentForm, JobReprocess } from '../schemas/planned.js';
+import { presentDelivery } from '../schemas/connections.js';
+import { DocumentForm, JobReprocess } from '../schemas/job-requests.js';
 import { serveArtifact } from './artifacts.js';
+import { getJobWithResultText } from '../../domain/documents/job-text.js';
+import { jobRecordText } from '../job-text.js';
 
 const tags = ['documents'];
 const config = { permission: 'member' as const };
@@ -55,8 +59,9 @@ export const documentsRoutes: RouteModule = (app, ctx) => {
   const blobs = createBlobStore(ctx.config);
   const deps = { db: ctx.db, blobs, config: ctx.config };
   const load = async (tenantRequest: Parameters<typeof caller>[0], jobId: string) => {
-    const { job, artifacts } = await getJob(ctx.db, caller(tenantRequest), jobId);
-    return presentJob(job, artifacts);
+    const p = caller(tenantRequest);
+    const { job, artifacts } = await getJob(ctx.db, p, jobId);
+    return { ...presentJob(job, artifacts), deliveries: (await deliveriesOfJob(ctx.db, p.tenantId, job.id)).map(presentDelivery) };
   };
 
   app.register(async (scope) => {
@@ -105,7 +110,15 @@ export const documentsRoutes: RouteModule = (app, ctx) => {
   app.get(
     '/v1/documents/:job_id',
     { config, schema: { tags, operationId: 'documents.get', summary: 'A job with its artifacts and, once finished, its result', params: JobParams, response: { 200: JobRecord } } },
-    async (request) => load(request, request.params.job_id),
+    async (request, reply) => {
+      const p = caller(request);
+      const [{ job, artifacts, resultText }, deliveries] = await Promise.all([
+        getJobWithResultText(ctx.db, p, request.params.job_id),
+        deliveriesOfJob(ctx.db, p.tenantId, request.params.job_id),
+      ]);
+      // A JSON string is sent as is: the stored result is not parsed and serialised again.
+      return reply.type('application/json; charset=utf-8').send(jobRecordText(reply, job, artifacts, deliveries.map(presentDelivery), resultText) as never);
+    },
   );
 
   app.delete(

@@ -14,6 +14,7 @@ import { type RouteModule, caller } from '../context.js';
 import { PlatformUserListQuery, TenantCreateBody, TenantListQuery, TenantParams, TenantPatchBody, TenantWithInvitation } from '../schemas/admin.js';
 import { NoContent, Page } from '../schemas/common.js';
 import { TenantRecord, UserRecord, presentTenant, presentUser } from '../schemas/identity.js';
+import { mailUserTokenInBackground } from '../../domain/mail/user-token-mail.js';
 
 const tags = ['platform'];
 const config = { permission: 'platform_admin' as const };
@@ -43,6 +44,7 @@ export const platformTenantsRoutes: RouteModule = (app, ctx) => {
     },
     async (request, reply) => {
       const created = await createTenant(ctx.db, caller(request), request.body, baseUrl(request));
+      mailUserTokenInBackground(ctx, { tenantId: created.tenant.id, to: created.admin.email, kind: 'invite', issued: created.invitation }, request.log);
       request.audit = { tenantId: created.tenant.id, resourceType: 'tenant', resourceId: created.tenant.id, details: { admin_user_id: created.admin.id } };
       return reply.status(201).send({ ...presentTenant(created.tenant), invitation: created.invitation });
     },

@@ -4,7 +4,7 @@ import { approveReview, listReviewPage, overrideReview, reprocessReview, reviewD
 import { type RouteModule, caller } from '../context.js';
 import { ErrorResponse, Page } from '../schemas/common.js';
 import { presentJob } from '../schemas/documents.js';
-import { ReviewApprove, ReviewOverride, ReviewReprocess } from '../schemas/planned.js';
+import { ReviewApprove, ReviewOverride, ReviewReprocess } from '../schemas/job-requests.js';
 import { ListReviewsQuery, ReviewDetailResponse, ReviewParams, ReviewSummary, presentReview } from '../schemas/reviews.js';
 import { optionalBody } from './documents.routes.js';
 

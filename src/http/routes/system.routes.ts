@@ -42,10 +42,18 @@ export const systemRoutes: RouteModule = (app, ctx) => {
 
   app.get('/v1/health/live', { config: { permission: 'public' }, schema: { tags: ['system'], operationId: 'health.live', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
 
+  let migrationsApplied = false;
+  const databaseDown = () => unavailable('database_unavailable', 'The database does not answer; check DATABASE_URL and that PostgreSQL is running.');
   app.get('/v1/health/ready', { config: { permission: 'public' }, schema: { tags: ['system'], operationId: 'health.ready', response: { 200: Type.Object({ status: Type.Literal('ready') }) } } }, async () => {
-    const pending = await pendingMigrations(ctx.db).catch(() => null);
-    if (pending === null) throw unavailable('database_unavailable', 'The database does not answer; check DATABASE_URL and that PostgreSQL is running.');
-    if (pending > 0) throw unavailable('migrations_pending', `${pending} database migration(s) are not applied yet; run \`quire migrate\`.`);
+    // Migrations only ever move forward: once all are applied, readiness is the connection alone.
+    if (!migrationsApplied) {
+      const pending = await pendingMigrations(ctx.db).catch(() => null);
+      if (pending === null) throw databaseDown();
+      if (pending > 0) throw unavailable('migrations_pending', `${pending} database migration(s) are not applied yet; run \`quire migrate\`.`);
+      migrationsApplied = true;
+      return { status: 'ready' as const };
+    }
+    if (!(await sql`SELECT 1`.execute(ctx.db).then(() => true, () => false))) throw databaseDown();
     return { status: 'ready' as const };
   });
 

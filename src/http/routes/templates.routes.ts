@@ -38,13 +38,13 @@ function check(validate: ReturnType<typeof compileBodyValidator>, data: unknown,
   return toValidationItems(validate.errors ?? [], data, 'body').map((i) => ({ ...i, loc: ['body', ...prefix, ...i.loc.slice(1)] }));
 }
 
-interface TestRequest {
+export interface TestRequest {
   file: { bytes: Uint8Array; filename: string | null } | null;
   fields: Record<string, unknown>;
 }
 
 /** Reads the test request: a multipart form (`file` and text fields) or a JSON body. */
-async function readTestRequest(request: FastifyRequest, maxBytes: number): Promise<TestRequest> {
+export async function readTestRequest(request: FastifyRequest, maxBytes: number): Promise<TestRequest> {
   if (!request.isMultipart()) {
     const body = request.body;
     if (body === undefined || body === null) {
@@ -81,7 +81,7 @@ async function readTestRequest(request: FastifyRequest, maxBytes: number): Promi
 }
 
 /** The document to test on: the uploaded file or job_id (exactly one). */
-function testInput(req: TestRequest, extra: ValidationItem[]): TestInput {
+export function testInput(req: TestRequest, extra: ValidationItem[]): TestInput {
   const items = [...extra];
   const jobId = req.fields.job_id;
   const pageRange = req.fields.page_range;

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import type { Artifact, Batch } from '../../db/documents-schema.js';
 import type { JobSummary } from '../../domain/documents/jobs.repository.js';
+import { DeliveryRecord } from './connections.js';
 import { CreatedRange, FreeObject, Nullable, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.js';
 
 export const JOB_STATUSES = ['queued', 'processing', 'completed', 'needs_review', 'rejected', 'failed'] as const;
@@ -19,8 +20,8 @@ export const ArtifactRecord = Type.Object({
   page_number: Nullable(Type.Integer()),
   filename: Type.String(),
   content_type: Type.String(),
-  size_bytes: Type.Integer(),
-  sha256: Type.String(),
+  size_bytes: Nullable(Type.Integer({ description: 'null for a page image not drawn yet: it is drawn on its first download' })),
+  sha256: Nullable(Type.String({ description: 'null for a page image not drawn yet: it is drawn on its first download' })),
   url: Type.String({ description: 'GET this path (with your credential) to download the artifact; Range requests are supported.' }),
   created_at: Timestamp,
 });
@@ -60,6 +61,7 @@ const jobFields = {
 export const JobRecord = Type.Object({
   ...jobFields,
   result: Nullable(Type.Object({}, { additionalProperties: true, description: 'Once terminal: {canonical?, entities?, extraction?, engine}' })),
+  deliveries: Type.Array(DeliveryRecord, { description: 'Each time this job ended with a destination: where it went and how that went' }),
 });
 
 /** Lists leave out `result` (it can be megabytes) and page-image artifacts; GET the job for them. */

@@ -10,14 +10,14 @@ export type BBox = [number, number, number, number];
  * - `text_layer`: the PDF's own text (digitally born).
  * - `needs_ocr`: no usable text layer (a scan, or glyphs without a Unicode mapping) and OCR was
  *   not asked for (the library's default; jobs always OCR). Never reported as an empty page.
- * - `ocr_tesseract`, `ocr_paddle`, `ocr_mixed`: read by OCR; the engine whose reading was kept
+ * - `ocr_tesseract`, `ocr_paddle`, `ocr_mixed`, `ocr_remote`: read by OCR; the engine whose reading was kept
  *   (`mixed`: confidence_based selection took line regions from both).
  * - `ocr_failed`: OCR of this page failed (time limit, engine crash); the page has no text and the
  *   job result's `engine.ocr.failed_pages` says why.
  * - `pptx`: slide or notes text read from the PPTX XML.
  * - `plain_text`: a UTF-8 text file.
  */
-export type PageSource = 'text_layer' | 'needs_ocr' | 'ocr_tesseract' | 'ocr_paddle' | 'ocr_mixed' | 'ocr_failed' | 'pptx' | 'plain_text';
+export type PageSource = 'text_layer' | 'needs_ocr' | 'ocr_tesseract' | 'ocr_paddle' | 'ocr_mixed' | 'ocr_remote' | 'ocr_failed' | 'pptx' | 'plain_text';
 
 export interface Word {
   text: string;

@@ -55,8 +55,9 @@ const PATTERNS: { re: RegExp; named?: true; parts: (m: RegExpExecArray) => { y: 
   // 03.08.2014, 08/03/2014, 08-03-14
   { re: /(?<![\d.,/-])(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})(?![\d]|[.,]\d)/g, parts: (m) => ({ y: m[4]!, m: m[3]!, d: m[1]!, order: 'numeric' }) },
   // 7. Mai 2014, 02 Juillet 2015, 3 de marzo de 2023, 1er juillet 2015, 03-Aug-2014, 3rd of May 2014
+  // (not "1 - July 31, 2014": a spaced dash is a range, and "31" before ", 2014" is a day)
   {
-    re: new RegExp(String.raw`(?<![\p{L}\d])(${DAY})${ORD}\.?(?:\s*(?:de|of)\s+|[\s\-/]+)(${MONTH_ALT})\.?(?:\s*(?:de|del)\s+|[\s\-/,]+)${YEAR}(?!\d)`, 'gu'),
+    re: new RegExp(String.raw`(?<![\p{L}\d])(${DAY})${ORD}\.?(?:\s*(?:de|of)\s+|[\-/]|\s+)(${MONTH_ALT})\.?(?:\s*(?:de|del)\s+|[\s\-/,]+)${YEAR}(?!\d)(?!\s*,\s*\d{4})`, 'gu'),
     named: true,
     parts: (m) => ({ y: m[3]!, m: MONTHS[m[2]!]!, d: m[1]! }),
   },

@@ -51,6 +51,20 @@ describe('dates', () => {
   });
 });
 
+describe('date ranges', () => {
+  it('reads "July 1 - July 31, 2014" as a period ending on 2014-07-31, never "1 - July 31" as 2031', () => {
+    const values = findDates('This invoice is for the billing period July 1 - July 31 , 2014').map((d) => d.value);
+    expect(values).toEqual(['2014-07-31']);
+    expect(findDates('1 - July 31, 2014').map((d) => d.value)).toEqual(['2014-07-31']);
+  });
+
+  it('still reads day-month-year dates with a dash or a space', () => {
+    expect(findDates('03-Aug-2014')[0]?.value).toBe('2014-08-03');
+    expect(findDates('7 Mai 2014')[0]?.value).toBe('2014-05-07');
+    expect(findDates('1 July 14')[0]?.value).toBe('2014-07-01');
+  });
+});
+
 describe('numbers and money', () => {
   it.each([
     ['1.234,56', 1234.56],

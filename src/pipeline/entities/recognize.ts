@@ -107,6 +107,8 @@ const CURRENCY_COUNTRY: Record<string, string> = { INR: 'IN', USD: 'US', GBP: 'G
 const POSTAL: { re: RegExp; need: RegExp; country: string; group: number; onlyIn?: Set<string> }[] = [
   // D-63571 Gelnhausen, F-75008 Paris, 75008 Paris, 81100 JOHOR BAHRU (5 digits before a capitalised place)
   { re: /(?<![\w-])(?:(?:D|F|E|I|DE|FR|ES|IT|A|CH|B|L)-)?(\d{5})(?=\s+\p{Lu}[\p{L}'-]{2,})/gu, need: /\d{5}\s/, country: '', group: 1 },
+  // BANDAR BUKIT RAJA, 41050 / SETAPAK, 53200, KUALA LUMPUR (five digits after a place and a comma, ending the line or before the city)
+  { re: /(?<=\p{L},\s?)(\d{5})(?=[,.]?\s*$|,\s*\p{Lu})/gu, need: /,\s?\d{5}/, country: '', group: 1 },
   // 3012 CN Rotterdam (NL)
   { re: /(?<![\w-])(\d{4}\s?[A-Z]{2})(?=\s+\p{Lu}[\p{L}'-]{2,})/gu, need: /\d{4}\s?[A-Z]{2}\s/, country: 'NL', group: 1 },
   // CA 94538, WA 98109-5210 (US state + ZIP)

@@ -137,6 +137,11 @@ export function coerce(spec: FieldSpec, text: string, ctx: CoerceContext): Coerc
     }
     return null;
   }
+  if (spec.pattern) {
+    // The schema's `pattern` says what the value looks like: the first text after the label of that shape.
+    const m = firstMatch(text, spec.pattern);
+    return m ? { value: m.text, start: m.start, end: m.end, fit: 1 } : null;
+  }
   if (spec.format === 'email' || id === 'email') {
     const m = firstMatch(text, EMAIL, 80);
     return m ? { value: m.text.toLowerCase(), start: m.start, end: m.end, fit: 1 } : null;

@@ -14,6 +14,10 @@ import { type PostProcessing, postProcess } from './postprocess.js';
 import type { Rule } from './rule-kinds.js';
 import { type ValidationEntry, runRules } from './rules.js';
 import { type Candidate, type ScalarContext, addressCandidates, fallbackCandidates, keyValueCandidates, labelCandidates, labelCells, labelKeyValues, labelStops, tableCandidates } from './scalars.js';
+import { layoutItems } from './line-items.js';
+import { crossCheckAmounts } from './arithmetic.js';
+import { addressBlockCandidates } from './address-block.js';
+import { weighTotalCandidates } from './receipt-total.js';
 import { type FieldSpec, labelWordTest, schemaFields } from './schema-fields.js';
 import { type Item, type TableMapping, lineItems, tableItems } from './tables.js';
 
@@ -110,6 +114,18 @@ function pick(candidates: Candidate[], lastWins = false, largestWins = false): C
   return { ...best, confidence: Math.round(Math.min(0.98, best.confidence + boost) * 1000) / 1000 };
 }
 
+/** A party's name has a word of three letters or more ("NO. : 725186-V" and "JM0032980-V" are registration numbers) and is no label ("REFERENCE NUMBER"). */
+const isNameLike = (value: string) => /\p{L}{3}/u.test(value.replace(/\b(?:no|nr|reg|co)\b/giu, '')) && !/\b(?:number|no|nr|id|code)\.?\s*:?$/i.test(value.trim());
+
+/**
+ * A free-text value of more than four words read to the end of its line is as likely to carry
+ * words that are not its own ("Cash At Hotel (Rs 1939) Rs 1939"): less sure than a short one.
+ */
+function longTextDoubt(c: Candidate): Candidate {
+  if (typeof c.value !== 'string' || c.source === 'table' || c.value.trim().split(/\s+/).length <= 4) return c;
+  return { ...c, confidence: Math.round(c.confidence * 0.8 * 1000) / 1000 };
+}
+
 function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], entities: LocatedEntity[], coerce: CoerceContext, policy: Required<Pick<ExtractionPolicy, 'table_aware_extraction_enabled' | 'extraction_evidence_planning_enabled'>>, carry: Map<string, { mapping: TableMapping | null }>): ChunkResult {
   const plan = policy.extraction_evidence_planning_enabled;
   const tables = policy.table_aware_extraction_enabled;
@@ -146,14 +162,21 @@ function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], 
       result.lists.set(field.path, distinct);
       return;
     }
-    const best = pick([...fromLabels, ...fallbackCandidates(field, ctx), ...addressCandidates(field, ctx, vendorLine)], LAST_WINS.has(field.concept?.id ?? ''), field.concept?.id === 'total');
-    if (best) result.scalars.set(field.path, best);
+    let candidates = [...fromLabels, ...fallbackCandidates(field, ctx), ...addressBlockCandidates(field, ctx, vendorLine), ...addressCandidates(field, ctx, vendorLine)];
+    if (field.concept?.id === 'total') candidates = weighTotalCandidates(candidates, ctx);
+    if (field.concept?.id === 'vendor' || field.concept?.id === 'customer') candidates = candidates.filter((c) => typeof c.value !== 'string' || isNameLike(c.value));
+    const best = pick(candidates, LAST_WINS.has(field.concept?.id ?? ''), field.concept?.id === 'total');
+    if (best) result.scalars.set(field.path, longTextDoubt(best));
   });
   for (const field of fields.filter((f) => f.kind === 'array_of_objects')) {
     const state = carry.get(field.path) ?? { mapping: null };
     carry.set(field.path, state);
     // Without table structure (policy off, or pages without any table) items are read from lines.
-    const items = tables && pages.some((p) => p.tables.length) ? tableItems(field, pages, lines, coerce, state) : lineItems(field, lines, coerce);
+    const fromTables = tables && pages.some((p) => p.tables.length) ? tableItems(field, pages, lines, coerce, state) : [];
+    // Unruled item tables that layout did not make a table of (or cut up) are read from positions under their header row.
+    const fromLayout = layoutItems(field, lines, coerce);
+    const cells = (list: Item[]) => list.reduce((n, item) => n + Object.keys(item).length, 0);
+    const items = cells(fromLayout) > cells(fromTables) ? fromLayout : fromTables.length ? fromTables : lineItems(field, lines, coerce);
     result.arrays.set(field.path, items);
   }
   return result;
@@ -255,6 +278,8 @@ export function runExtraction(canonical: DocInput, template: ExtractionTemplate,
     });
     if (!items.length && field.required) confidences[field.path] = 0;
   }
+
+  crossCheckAmounts(fields, fieldResults, confidences, (path, value) => setPath(data, path, value), located);
 
   let finalData = data;
   if (policy.extraction_postprocessing_enabled ?? true) {

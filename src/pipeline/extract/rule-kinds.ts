@@ -2,6 +2,7 @@
 // its params and an example. A rule: {kind, field | fields, params, severity: error|warn, message,
 // name?, on_fail?}. `on_fail: "reject"` marks a document that breaks the rule as not acceptable
 // (job status `rejected`); by default a broken error-severity rule asks for review.
+import { linearRegexProblem } from '../../lib/linear-regex.js';
 import { Ajv, type ErrorObject } from 'ajv';
 import { type TSchema, Type } from 'typebox';
 
@@ -199,11 +200,9 @@ export function checkRule(raw: unknown, knownPath: (path: string) => boolean, pa
   if (spec.target === 'either' && hasField === hasFields) problems.push({ loc: [], msg: `A ${rule.kind} rule takes either \`field\` or \`fields\`, exactly one of them`, type: 'value_error' });
   if (rule.kind === 'equals' && hasField && params.value === undefined) problems.push({ loc: ['params', 'value'], msg: 'An equals rule on one field needs params.value (or use `fields` to compare fields)', type: 'missing' });
   if (rule.kind === 'pattern' && typeof params.pattern === 'string') {
-    try {
-      new RegExp(params.pattern, typeof params.flags === 'string' ? params.flags : '');
-    } catch (err) {
-      problems.push({ loc: ['params', 'pattern'], msg: `Not a valid regular expression: ${(err as Error).message}`, type: 'value_error' });
-    }
+    const why = linearRegexProblem(params.pattern, typeof params.flags === 'string' ? params.flags : '');
+    // Patterns run in a linear-time engine: backreferences and lookaround are refused here.
+    if (why) problems.push({ loc: ['params', 'pattern'], msg: `Not a regular expression the linear-time engine can run: ${why}`, type: 'value_error' });
   }
   if (rule.kind === 'arithmetic' && typeof params.expression === 'string') {
     const error = parseExpression(params.expression);

@@ -1,6 +1,7 @@
 // Runs a template's validation rules over extracted data. Each broken rule yields one entry per
 // field it concerns: {rule, field, severity, message}. A rule whose fields are missing is not
 // broken (that is what `required` is for), except `required` and `required_if` themselves.
+import { compileLinear } from '../../lib/linear-regex.js';
 import { isValidIban, luhnValid } from '../entities/checksums.js';
 import { parseDate } from '../entities/dates.js';
 import { parseNumber } from '../entities/numbers.js';
@@ -74,7 +75,13 @@ function check(rule: Rule, data: Record<string, unknown>, today: string): Valida
       return out;
     }
     case 'pattern': {
-      const re = new RegExp(String(p.pattern), typeof p.flags === 'string' ? p.flags : '');
+      let re: ReturnType<typeof compileLinear>;
+      try {
+        re = compileLinear(String(p.pattern), typeof p.flags === 'string' ? p.flags : '');
+      } catch (err) {
+        // A template saved before patterns ran in the linear-time engine: report, never fail the job.
+        return [broken(rule, rule.field ?? '', `The pattern ${String(p.pattern)} cannot run in the linear-time engine (${(err as Error).message}); edit the rule.`)];
+      }
       for (const t of present) if (!re.test(String(t.value))) out.push(broken(rule, t.path, `${t.path} ${show(t.value)} does not match ${String(p.pattern)}.`));
       return out;
     }

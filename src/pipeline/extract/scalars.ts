@@ -9,6 +9,7 @@ import { type DocPage, type Evidence, type TextLine, locate, rangeConfidence } f
 import type { BBox, Table, TableCell } from '../canonical/model.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
+import { nameFromDomain, recipientLines } from './parties.js';
 import { type FieldSpec, labelText, labelTextSimilarity } from './schema-fields.js';
 
 export interface Candidate {
@@ -83,7 +84,8 @@ export function labelKeyValues(pages: DocPage[], mayBeLabel: (k: string) => bool
 const CONFIRMING = /^(?:[A-Z]{3}|rm|incl\.?|inclusive|including|inkl\.?|ttc|due|payable|rounded|amount)\b(?![\s\S]*\b(?:excl|excluding|ex|qty|quantity|savings|discount)\b)/i;
 
 const r3 = (v: number) => Math.round(Math.max(0, Math.min(1, v)) * 1000) / 1000;
-const GAP = /^[\s:#=.\-–—|)]*(?:(?:n[°º]|no|nr|num|number|nummer|numero)\.?[\s:#=.\-–|]*)?/i;
+// (The number abbreviation must end there: "Northwind" keeps its "No".)
+const GAP = /^[\s:#=.\-–—|)]*(?:(?:n[°º]|no|nr|num|number|nummer|numero)(?![a-z])\.?[\s:#=.\-–|]*)?/i;
 
 function afterLabel(line: TextLine, end: number, stopAt: number): { text: string; offset: number } {
   const rest = line.text.slice(end, stopAt);
@@ -99,6 +101,8 @@ function labelBox(m: LabelMatch): BBox {
   return locate(m.line, m.start, m.end).bbox;
 }
 
+const CURRENCY_ONLY = /^(?:RM|S\$|US\$|[A-Z]{3}|[€$£¥₹]|Fr\.?|kr)$/;
+
 /** The nearest line on the same page to the right of the label, on the same visual row. */
 function rightOf(ctx: ScalarContext, m: LabelMatch, box: BBox): TextLine | null {
   const lines = ctx.linesByPage.get(m.line.page) ?? [];
@@ -108,7 +112,9 @@ function rightOf(ctx: ScalarContext, m: LabelMatch, box: BBox): TextLine | null 
     if (l === m.line || !(l.bbox[0] >= box[2] - 2 && l.bbox[0] - box[2] < reach)) continue;
     // A lone ":" between a label and its value is not the value.
     if (!/[\p{L}\p{N}]/u.test(l.text)) continue;
-    if (!(Math.min(l.bbox[3], box[3]) - Math.max(l.bbox[1], box[1]) >= 0.5 * Math.min(heightOf(l.bbox), heightOf(box)))) continue;
+    // Nor is a currency printed in a column of its own ("TOTAL   RM   213.00"): the value is further right.
+    if (CURRENCY_ONLY.test(l.text.trim())) continue;
+    if (!(Math.min(l.bbox[3], box[3]) - Math.max(l.bbox[1], box[1]) >= 0.35 * Math.min(heightOf(l.bbox), heightOf(box)))) continue;
     if (!nearest || l.bbox[0] < nearest.bbox[0]) nearest = l; // the first of equally near ones, as a stable sort gives
   }
   return nearest;
@@ -271,7 +277,7 @@ function organisationCandidate(ctx: ScalarContext, org: LocatedEntity): Candidat
   return { value, confidence: r3(0.55 * org.confidence), evidence: parts.map((p) => locate(p.line, p.start, p.end)), source: 'entity', order: parts[0]!.line.order };
 }
 
-const TITLE_WORDS = /^(?:tax\s)?(?:invoice|receipt|rechnung|facture|factura|factuur|fattura|quittung|beleg|recu|recibo|bon|payment receipt|official receipt|copy|kopie|page|seite)\b/i;
+const TITLE_WORDS = /^(?:(?:simplified|full|official|original)\s)?(?:tax\s)?(?:invoice|receipt|rechnung|facture|factura|factuur|fattura|quittung|beleg|recu|recibo|bon|payment receipt|official receipt|copy|kopie|page|seite)\b/i;
 
 /** When no label gives a value: an entity of the right type, by the concept's strategy. */
 export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
@@ -307,9 +313,14 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
     }
     case 'vendor': {
       const firstPage = ctx.pages[0]?.page_number;
-      const org = entities.find((e) => e.type === 'organization' && e.page === firstPage);
-      if (org) return [organisationCandidate(ctx, org)];
-      const line = ctx.lines.find((l) => l.page === firstPage && /\p{L}{3}/u.test(l.text) && !TITLE_WORDS.test(l.text));
+      // Names in the recipient's block are the customer's, never the issuer's.
+      const recipient = recipientLines(ctx.lines);
+      const named = nameFromDomain(ctx.lines, entities, recipient);
+      const fromDomain: Candidate[] = named ? [{ value: named.text, confidence: r3(0.72 * rangeConfidence(named, 0, named.text.length)), evidence: [locate(named, 0, named.text.length)], source: 'entity', order: named.order }] : [];
+      const org = entities.find((e) => e.type === 'organization' && e.page === firstPage && !recipient.has(e.line));
+      if (org) return [...fromDomain, organisationCandidate(ctx, org)];
+      if (fromDomain.length) return fromDomain;
+      const line = ctx.lines.find((l) => l.page === firstPage && /\p{L}{3}/u.test(l.text) && !TITLE_WORDS.test(l.text) && !recipient.has(l));
       if (!line) return [];
       const parts = [line];
       const next = ctx.lines[ctx.lines.indexOf(line) + 1];

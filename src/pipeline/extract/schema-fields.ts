@@ -14,6 +14,8 @@ export interface FieldSpec {
   type: ScalarType;
   format?: string;
   enum?: unknown[];
+  /** A string field's JSON Schema `pattern`, unanchored: the value is the first text of that shape. */
+  pattern?: RegExp;
   /** Labels to look for, folded, with how much a match on each is worth (1 = the field's own words). */
   labels: { text: string; weight: number }[];
   concept: Concept | null;
@@ -154,6 +156,15 @@ function phrasesOf(key: string, s: Json, parentPhrase: string | null): string[] 
   return out;
 }
 
+function valuePattern(s: Json): { pattern?: RegExp } {
+  if (typeof s.pattern !== 'string' || typeOf(s) !== 'string') return {};
+  try {
+    return { pattern: new RegExp(s.pattern.replace(/^\^/, '').replace(/\$$/, ''), 'u') };
+  } catch {
+    return {};
+  }
+}
+
 function walk(properties: Json, required: string[], root: Json, prefix: string, parentPhrase: string | null, out: FieldSpec[], columns = false): void {
   for (const [key, raw] of Object.entries(properties)) {
     const s = resolve(raw, root);
@@ -187,6 +198,7 @@ function walk(properties: Json, required: string[], root: Json, prefix: string, 
       type,
       ...(typeof s.format === 'string' ? { format: s.format } : {}),
       ...(Array.isArray(s.enum) ? { enum: s.enum } : {}),
+      ...valuePattern(s),
       labels: labelsFor(key, s, parentPhrase, concept),
       concept,
       required: required.includes(key),

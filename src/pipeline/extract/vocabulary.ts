@@ -93,7 +93,7 @@ export const CONCEPTS: Concept[] = [
   {
     id: 'vendor',
     names: ['issuer', 'vendor', 'vendor name', 'supplier', 'supplier name', 'seller', 'seller name', 'company', 'company name', 'merchant', 'merchant name', 'store', 'store name', 'shop', 'biller', 'from', 'partner name', 'business name', 'sender'],
-    labels: ['vendor', 'supplier', 'seller', 'sold by', 'issued by', 'from', 'merchant', 'lieferant', 'verkaeufer', 'verkaufer', 'fournisseur', 'vendeur', 'proveedor', 'vendedor', 'emisor', 'leverancier', 'fornitore', 'sprzedawca'],
+    labels: ['vendor', 'supplier', 'seller', 'sold by', 'issued by', 'from', 'merchant', 'account holder', 'account name', 'beneficiary', 'payee', 'kontoinhaber', 'titulaire du compte', 'beneficiaire', 'titular de la cuenta', 'begunstigde', 'rekeninghouder', 'lieferant', 'verkaeufer', 'verkaufer', 'fournisseur', 'vendeur', 'proveedor', 'vendedor', 'emisor', 'leverancier', 'fornitore', 'sprzedawca'],
     kind: 'text',
     fallback: { strategy: 'vendor', confidence: 0.5 },
   },

@@ -9,6 +9,7 @@ export type PipelineFailureCode =
   | 'page_cap_exceeded'
   | 'ocr_failed'
   | 'invalid_page_range'
+  | 'resource_limit'
   | 'timeout'
   | 'cancelled'
   | 'internal_error';
@@ -58,3 +59,9 @@ export const pageCapExceeded = (pages: number, cap: number, ranged: boolean) =>
 
 export const invalidPageRange = (detail: string) =>
   new PipelineError('invalid_page_range', `The page range is not valid: ${detail}. Use pages and spans such as "1-3,7".`);
+
+export const resourceLimit = (detail: string) =>
+  new PipelineError(
+    'resource_limit',
+    `The document needs more resources than Quire allows one document (${detail}). Split it into smaller files or send a page_range, then upload again.`,
+  );

@@ -19,6 +19,7 @@ import {
 import { PipelineError } from './errors.js';
 import { type PageLoopOptions, checkAborted } from './progress.js';
 import type { SourcePage } from './source-page.js';
+import type { RemoteOcrOptions } from '../ocr/remote/engine.js';
 
 /** Long enough for a dense 300 dpi page with both engines on a busy 2-core machine. */
 export const DEFAULT_OCR_PAGE_TIMEOUT_MS = 120_000;
@@ -35,6 +36,8 @@ export interface OcrStageOptions {
    * layers that do not say what the page shows). Pages of other sources have no second reading.
    */
   judge?: boolean;
+  /** The remote OCR service in effect for the tenant (an `ocr` infrastructure endpoint), if any. */
+  remote?: RemoteOcrOptions;
 }
 
 /** Pixels of one page and how they map to the page's points. */
@@ -104,7 +107,7 @@ export async function settleAbandonedOcr(maxMs = ABANDONED_WAIT_MS): Promise<voi
   clearTimeout(timer);
 }
 
-const OCR_SOURCE: Record<OcrDecision['engine_used'], PageSource> = { tesseract: 'ocr_tesseract', paddle: 'ocr_paddle', mixed: 'ocr_mixed' };
+const OCR_SOURCE: Record<OcrDecision['engine_used'], PageSource> = { tesseract: 'ocr_tesseract', paddle: 'ocr_paddle', mixed: 'ocr_mixed', remote: 'ocr_remote' };
 
 /**
  * Fills every `needs_ocr` page of `sources` with OCR words (other pages pass through).
@@ -154,6 +157,7 @@ export async function ocrSourcePages(
           pageHeightPt: raster.pageHeightPt,
           ...(raster.dpi ? { dpi: raster.dpi } : {}),
           alternate: options.judge === true && !textLayer,
+          ...(options.remote && !textLayer ? { remote: options.remote } : {}),
         }),
         limitMs,
         options.signal,

@@ -9,26 +9,79 @@ const MAX_KEY_CHARS = 40;
 
 export function findKeyValues(lines: readonly Line[]): KeyValue[] {
   const out: KeyValue[] = [];
+  const pieceLists = lines.map((line) => splitAtGaps(line.words, 1.2 * median(line.words.map((w) => height(w.bbox)))));
   lines.forEach((line, i) => {
     const h = median(line.words.map((w) => height(w.bbox)));
-    const pieces = splitAtGaps(line.words, 1.2 * h);
+    const pieces = pieceLists[i]!;
+    // A piece that is another pair's value is no key of its own ("TO: | K. A. Sparrow | …").
+    let consumed = -1;
     pieces.forEach((piece, p) => {
+      if (p === consumed) return;
       const colon = colonPair(piece);
       if (colon) return void out.push(colon);
       const next = pieces[p + 1];
+      // "Name:" with its value across a gap on the same line.
+      if (next && /:$/.test(wordsText(piece)) && isLabel(piece, true) && !colonEnded(next)) {
+        out.push(pair(piece, next, 0.65, true));
+        consumed = p + 1;
+        return;
+      }
       if (next && isLabel(piece) && /\d/.test(wordsText(next)) && !/\d/.test(wordsText(piece))) {
         out.push(pair(piece, next, 0.5));
+        consumed = p + 1;
+        return;
+      }
+      // A label ending in ":" with nothing after it on its row: its value is right below it.
+      if (!next && colonEnded(piece) && isLabel(piece, true)) {
+        const under = valueBelow(lines, i, piece, h);
+        if (under) out.push(pair(piece, under, pieces.length === 1 ? 0.6 : 0.55, true));
       }
     });
-    // A label alone on its line ("Bill to:") owns the line right below it, if aligned with it.
-    const below = lines[i + 1];
-    if (pieces.length === 1 && /:$/.test(line.text) && isLabel(line.words, true) && below) {
-      const gap = below.bbox[1] - line.bbox[3];
-      if (gap >= -1 && gap < 1.5 * h && Math.abs(below.bbox[0] - line.bbox[0]) < 3 * h) {
-        out.push(pair(line.words, below.words, 0.6, true));
-      }
-    }
   });
+  return out;
+}
+
+const colonEnded = (ws: readonly Word[]) => /:$/.test(wordsText(ws));
+
+/** The words of the nearest line below a label that start under it (left-aligned or overlapping), within 1.5 line heights. */
+function valueBelow(lines: readonly Line[], at: number, key: readonly Word[], h: number): Word[] | null {
+  const box = union(key.map((w) => w.bbox));
+  let best: Word[] | null = null;
+  let bestTop = Infinity;
+  lines.forEach((line, j) => {
+    if (j === at) return;
+    const gap = line.bbox[1] - box[3];
+    if (gap < -1 || gap > 1.5 * h || line.bbox[1] >= bestTop) return;
+    const words = line.words.filter((w) => w.bbox[2] > box[0] - 3 * h && w.bbox[0] < box[2] + 3 * h);
+    if (!words.length || Math.abs(words[0]!.bbox[0] - box[0]) > 3 * h) return;
+    // The words of that row's piece that starts under the label.
+    const piece = splitAtGaps(line.words, 1.2 * h).find((p) => p.includes(words[0]!));
+    if (!piece || colonEnded(piece)) return;
+    best = piece;
+    bestTop = line.bbox[1];
+  });
+  return best;
+}
+
+/**
+ * Pairs inside the cells of tables: a cell that reads "Key: value", and a cell ending in ":"
+ * with its value in the next cell of the row.
+ */
+export function tableCellKeyValues(tables: readonly Table[]): KeyValue[] {
+  const out: KeyValue[] = [];
+  for (const t of tables) {
+    if (t.cols === 2) continue; // two-column key lists: tableKeyValues
+    for (const cell of t.cells) {
+      const m = /^([^:\d][^:]{0,39}):\s+(\S.*)$/su.exec(cell.text);
+      if (m && LABEL.test(m[1]!.trim())) {
+        out.push({ key: m[1]!.trim(), value: m[2]!.trim(), key_bbox: cell.bbox, value_bbox: cell.bbox, confidence: 0.7 });
+        continue;
+      }
+      if (!/:$/.test(cell.text) || !LABEL.test(cell.text.replace(/\s*:$/, ''))) continue;
+      const right = t.cells.find((c) => c.row === cell.row && c.col === cell.col + cell.col_span);
+      if (right && right.text.trim() && !/:$/.test(right.text)) out.push({ key: cell.text.replace(/\s*:$/, ''), value: right.text, key_bbox: cell.bbox, value_bbox: right.bbox, confidence: 0.65 });
+    }
+  }
   return out;
 }
 

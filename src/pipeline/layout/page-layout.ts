@@ -4,7 +4,7 @@
 import type { BBox, Block, KeyValue, Line, Table, Word } from '../canonical/model.js';
 import { type TextStyle, linesToBlocks } from './blocks.js';
 import { type Frame, fromFrame, toFrame } from './frame.js';
-import { findKeyValues, tableKeyValues } from './key-values.js';
+import { findKeyValues, tableCellKeyValues, tableKeyValues } from './key-values.js';
 import { piecesToLines } from './lines.js';
 import { type FlowItem, readingOrder } from './reading-order.js';
 import { groupRows, splitSegments, typicalHeight, typicalSpace } from './rows.js';
@@ -93,7 +93,7 @@ function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageL
     addPieces();
   }
   flush();
-  return { blocks, tables, key_values: [...findKeyValues(allLines), ...tableKeyValues(tables)] };
+  return { blocks, tables, key_values: [...findKeyValues(allLines), ...tableKeyValues(tables), ...tableCellKeyValues(tables)] };
 }
 
 /** The next line starts above the previous one's bottom, or shares no horizontal extent with it. */

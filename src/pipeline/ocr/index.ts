@@ -5,12 +5,13 @@
 // reused for every page; `closeOcrEngines()` frees them when the worker stops. Call `ocrPage`
 // from the pipeline's worker-thread pool: preprocessing and box decoding are synchronous JS.
 import { asOcrEngine, type PixelEngine } from './engine.js';
-import { toPagePoints, pointsPerPixel } from './geometry.js';
+import { charWeightedConfidence, toPagePoints, pointsPerPixel } from './geometry.js';
 import { decodeImage } from './image.js';
 import { PaddleEngine, type PaddleOptions } from './paddle/index.js';
 import { type OcrPolicy, readOcrPolicy } from './policy.js';
 import { preprocess } from './preprocess.js';
-import { type OcrDecision, selectOcr } from './select.js';
+import { readRemote, type RemoteOcrOptions } from './remote/engine.js';
+import { type OcrDecision, riskSignals, selectOcr } from './select.js';
 import { createTesseract, type TesseractBackend } from './tesseract/index.js';
 import { resolveLanguages } from './tesseract/languages.js';
 import type { OcrEngine, OcrEngineName, OcrImage, OcrPage, PixelPage, RecognizeOptions } from './types.js';
@@ -60,6 +61,8 @@ export interface OcrPageOptions extends RecognizeOptions {
    * running that engine when selection did not need it.
    */
   alternate?: boolean;
+  /** The remote OCR service, when one is in effect: it reads first (see `withRemote`). */
+  remote?: RemoteOcrOptions;
 }
 
 export interface OcrPreprocessingRecord {
@@ -93,15 +96,17 @@ export async function ocrPage(image: OcrImage, opts: OcrPageOptions = {}): Promi
   const paddle = pixelEngine('paddle');
   const prepared = await preprocess(raster, policy.preprocessing, paddle instanceof PaddleEngine ? paddle : undefined);
   const dpi = dpi0 * prepared.upscale;
-  const { page: px, decision, readings } = await selectOcr({
-    prepared,
-    engines: { tesseract: pixelEngine('tesseract'), paddle: pixelEngine('paddle') },
-    mode: policy.ocr_selection_mode,
-    margin: policy.ocr_priority_margin,
-    risk: policy.paddle_risk,
-    languages,
-    dpi,
-  });
+  const local = () =>
+    selectOcr({
+      prepared,
+      engines: { tesseract: pixelEngine('tesseract'), paddle: pixelEngine('paddle') },
+      mode: policy.ocr_selection_mode,
+      margin: policy.ocr_priority_margin,
+      risk: policy.paddle_risk,
+      languages,
+      dpi,
+    });
+  const { page: px, decision, readings } = opts.remote ? await withRemote(opts.remote, prepared, policy, languages, local) : await local();
   // A quarter turn swaps which original axis each page axis measures.
   const [kx, ky] = prepared.quarters % 2 ? [ky0, kx0] : [kx0, ky0];
   const frame = {
@@ -113,8 +118,8 @@ export async function ocrPage(image: OcrImage, opts: OcrPageOptions = {}): Promi
       return [ox * kx, oy * ky];
     },
   };
-  const inPoints = (pixels: PixelPage, engine: OcrEngineName | 'mixed') =>
-    toPagePoints(pixels, frame, engine, engine === 'paddle' ? pixelEngine('paddle').backend : pixelEngine('tesseract').backend);
+  const inPoints = (pixels: PixelPage, engine: OcrEngineName | 'mixed' | 'remote') =>
+    toPagePoints(pixels, frame, engine, engine === 'remote' ? 'remote' : engine === 'paddle' ? pixelEngine('paddle').backend : pixelEngine('tesseract').backend);
   const result: OcrPageResult = {
     page: inPoints(px, decision.engine_used),
     decision,
@@ -132,7 +137,62 @@ export async function ocrPage(image: OcrImage, opts: OcrPageOptions = {}): Promi
 
 /** The engine whose reading was not kept; for a mixed page, the one with the lower page confidence. */
 function alternateEngine(decision: OcrDecision): OcrEngineName {
+  if (decision.engine_used === 'remote') return policyPriority(decision.mode);
   if (decision.engine_used === 'tesseract') return 'paddle';
   if (decision.engine_used === 'paddle') return 'tesseract';
   return (decision.confidences.tesseract ?? 0) < (decision.confidences.paddle ?? 0) ? 'tesseract' : 'paddle';
+}
+
+function policyPriority(mode: OcrDecision['mode']): OcrEngineName {
+  return mode === 'paddle_priority' ? 'paddle' : 'tesseract';
+}
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;
+const pixelConfidence = (p: PixelPage) => charWeightedConfidence(p.lines.flatMap((l) => l.words));
+
+/**
+ * With a remote OCR service in effect it reads first, in every selection mode: a confident
+ * reading (mean confidence at least paddle_risk_policy.min_confidence) of a page without risk
+ * signals is kept as it is. Otherwise the mode selects among the local engines as usual, and the
+ * remote reading still wins when it is more confident by more than ocr_priority_margin. A service
+ * that fails leaves the page to the local engines, and the decision says why.
+ */
+async function withRemote(
+  remote: RemoteOcrOptions,
+  prepared: Awaited<ReturnType<typeof preprocess>>,
+  policy: OcrPolicy,
+  languages: string[],
+  local: () => ReturnType<typeof selectOcr>,
+): ReturnType<typeof selectOcr> {
+  let reading: PixelPage | null = null;
+  let failure: string | null = null;
+  try {
+    reading = await readRemote(prepared.paddle, languages, remote);
+  } catch (err) {
+    failure = (err as Error).message;
+  }
+  const risks = riskSignals(prepared, policy.paddle_risk);
+  const c = reading ? pixelConfidence(reading) : 0;
+  const min = policy.paddle_risk.min_confidence;
+  if (reading && reading.lines.length > 0 && c >= min && risks.length === 0) {
+    return {
+      page: reading,
+      readings: {},
+      decision: { mode: policy.ocr_selection_mode, engine_used: 'remote', confidences: { tesseract: null, paddle: null, remote: round3(c) }, reason: `remote OCR service confident (${c.toFixed(2)} ≥ ${min.toFixed(2)}) and no risk signals`, risks },
+    };
+  }
+  const selected = await local();
+  if (!reading) {
+    return { ...selected, decision: { ...selected.decision, confidences: { ...selected.decision.confidences, remote: null }, reason: `the remote OCR service failed (${failure}); ${selected.decision.reason}` } };
+  }
+  const cl = pixelConfidence(selected.page);
+  const confidences = { ...selected.decision.confidences, remote: round3(c) };
+  if (c > cl + policy.ocr_priority_margin) {
+    return {
+      page: reading,
+      readings: selected.readings,
+      decision: { ...selected.decision, engine_used: 'remote', confidences, reason: `remote OCR service doubtful (${c.toFixed(2)}${risks.length ? `, ${risks.join(', ')}` : ''}) but more confident than the local reading by more than ${policy.ocr_priority_margin.toFixed(2)} (${cl.toFixed(2)})` },
+    };
+  }
+  return { ...selected, decision: { ...selected.decision, confidences, reason: `remote OCR service doubtful (${c.toFixed(2)}); ${selected.decision.reason}` } };
 }

@@ -14,9 +14,9 @@ import type { OcrEngineName, OcrLine, PixelPage } from './types.js';
 
 export interface OcrDecision {
   mode: OcrSelectionMode;
-  engine_used: OcrEngineName | 'mixed';
+  engine_used: OcrEngineName | 'mixed' | 'remote';
   /** Mean (character-weighted) confidence of each engine's whole-page reading; null when it did not run. */
-  confidences: { tesseract: number | null; paddle: number | null };
+  confidences: { tesseract: number | null; paddle: number | null; remote?: number | null };
   reason: string;
   /** Risk signals found on the page (named by paddle_risk_policy). */
   risks: string[];

@@ -32,8 +32,8 @@ export interface OcrPage {
   lines: OcrLine[];
   /** Character-weighted mean of the word confidences; 0 for a page without words. */
   mean_confidence: number;
-  /** Which engine produced the text (`tesseract`, `paddle`, or `mixed` after confidence_based selection). */
-  source: OcrEngineName | 'mixed';
+  /** Which engine produced the text (`tesseract`, `paddle`, `mixed` after confidence_based selection, or the `remote` OCR service). */
+  source: OcrEngineName | 'mixed' | 'remote';
   /** `tesseract` reports which backend ran it: the native binary or tesseract.js (WASM). */
   backend?: string;
 }

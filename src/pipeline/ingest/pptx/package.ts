@@ -1,11 +1,15 @@
 // The PPTX package (OPC): a ZIP of XML parts linked by relationship files. Only XML parts are
-// decompressed (pictures and media are skipped), within a size budget against ZIP bombs.
+// decompressed (pictures and media are skipped), within size budgets against ZIP and XML bombs:
+// the declared sizes are checked before anything is inflated, the inflated sizes after.
 import { unzipSync } from 'fflate';
-import { corruptDocument } from '../errors.js';
+import { corruptDocument, resourceLimit } from '../errors.js';
 import { type XNode, childrenOf, parseXml } from './xml.js';
 
-/** Uncompressed XML budget; real decks stay far below (a 200-slide deck is ~20 MB of XML). */
-const MAX_XML_BYTES = 256 * 1024 * 1024;
+/** Uncompressed XML of one part; real slides are tens of KB, a dense 1,000-row table a few MB. */
+export const MAX_PART_XML_BYTES = 8 * 1024 * 1024;
+/** Uncompressed XML of the whole deck; a 200-slide deck is ~20 MB. */
+export const MAX_XML_BYTES = 64 * 1024 * 1024;
+const MB = 1024 * 1024;
 
 export interface Package {
   /** Parsed part by its path inside the ZIP, or undefined when missing or unparseable. */
@@ -17,14 +21,28 @@ export interface Package {
 export function openPackage(bytes: Uint8Array): Package {
   let files: Record<string, Uint8Array>;
   let total = 0;
+  let oversized: string | null = null;
   try {
     files = unzipSync(bytes, {
-      filter: (f) => /\.(xml|rels)$/i.test(f.name) && (total += f.originalSize) <= MAX_XML_BYTES,
+      filter: (f) => {
+        if (!/\.(xml|rels)$/i.test(f.name) || oversized) return false;
+        total += f.originalSize;
+        if (f.originalSize > MAX_PART_XML_BYTES) oversized = `${f.name} expands to ${Math.round(f.originalSize / MB)} MB of XML, over the ${MAX_PART_XML_BYTES / MB} MB allowed per part`;
+        else if (total > MAX_XML_BYTES) oversized = `the deck expands to more than ${MAX_XML_BYTES / MB} MB of XML`;
+        return !oversized;
+      },
     });
   } catch (err) {
     throw corruptDocument(`the PPTX container is damaged: ${(err as Error).message}`);
   }
-  if (total > MAX_XML_BYTES) throw corruptDocument('the PPTX expands to more XML than Quire accepts (256 MB)');
+  if (oversized) throw resourceLimit(oversized);
+  // A ZIP may understate sizes in its headers: the inflated parts are checked as well.
+  let inflated = 0;
+  for (const [name, data] of Object.entries(files)) {
+    inflated += data.length;
+    if (data.length > MAX_PART_XML_BYTES) throw resourceLimit(`${name} expands to more than ${MAX_PART_XML_BYTES / MB} MB of XML`);
+  }
+  if (inflated > MAX_XML_BYTES) throw resourceLimit(`the deck expands to more than ${MAX_XML_BYTES / MB} MB of XML`);
   const cache = new Map<string, XNode | undefined>();
   const part = (name: string) => {
     if (!cache.has(name)) {

@@ -1,0 +1,60 @@
+// Hostile documents built from real ones, for the resource-limit tests and the fuzz campaign:
+// a PPTX whose slide inflates to huge XML, a PDF with a million text operators, and friends.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
+
+export const DATA = path.resolve(import.meta.dirname, '../../../shared/data');
+const BASE_PPTX = path.join(DATA, 'pptx-python-pptx/files/prs-notes.pptx');
+
+/** A real deck whose first slide carries `shapes` extra text shapes (about 300 bytes of XML each). */
+export function pptxWithBigSlide(shapes: number): Uint8Array {
+  const files = unzipSync(readFileSync(BASE_PPTX));
+  const slide = strFromU8(files['ppt/slides/slide1.xml']!);
+  const one =
+    '<p:sp><p:nvSpPr><p:cNvPr id="9" name="t"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr><p:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="100" cy="100"/></a:xfrm></p:spPr>' +
+    '<p:txBody><a:bodyPr/><a:p><a:r><a:t>hostile text run</a:t></a:r></a:p></p:txBody></p:sp>';
+  const bomb = slide.replace('</p:spTree>', `${one.repeat(shapes)}</p:spTree>`);
+  files['ppt/slides/slide1.xml'] = strToU8(bomb);
+  return zipSync(files, { level: 9 });
+}
+
+/** A one-page PDF whose content stream holds `operators` text-showing operators. */
+export function pdfWithTextOperators(operators: number): Uint8Array {
+  const ops: string[] = ['BT /F1 1 Tf'];
+  for (let i = 0; i < operators; i++) ops.push(`${i % 600} ${(i * 7) % 800} Td (x) Tj`);
+  ops.push('ET');
+  const content = ops.join('\n');
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${Buffer.byteLength(content)} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(Buffer.byteLength(out));
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(out);
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
+/** A ZIP (PPTX by name) with one member that declares and inflates to `megabytes` of zeros. */
+export function zipBomb(megabytes: number): Uint8Array {
+  const files = unzipSync(readFileSync(BASE_PPTX));
+  files['ppt/slides/slide1.xml'] = new Uint8Array(megabytes * 1024 * 1024).fill(0x20);
+  return zipSync(files, { level: 9 });
+}
+
+/** XML nested `depth` levels deep in the first slide. */
+export function pptxDeepXml(depth: number): Uint8Array {
+  const files = unzipSync(readFileSync(BASE_PPTX));
+  const slide = strFromU8(files['ppt/slides/slide1.xml']!);
+  files['ppt/slides/slide1.xml'] = strToU8(slide.replace('</p:spTree>', `${'<a:x>'.repeat(depth)}${'</a:x>'.repeat(depth)}</p:spTree>`));
+  return zipSync(files, { level: 9 });
+}

@@ -1,0 +1,32 @@
+// Opens the store behind a connection, by protocol. Webhooks are not stores: see webhook.ts.
+import type { Config } from '../config.js';
+import type { Protocol } from '../db/connections-schema.js';
+import type { GuardOptions } from '../lib/ssrf-guard.js';
+import { LocalStore } from './local.js';
+import { type S3Config, type S3Credentials, S3Store } from './s3.js';
+import { type SftpConfig, type SftpCredentials, SftpStore } from './sftp.js';
+import type { FileStore } from './types.js';
+
+export interface ConnectorDeps {
+  config: Pick<Config, 'localRoot' | 'extraCaCerts'>;
+  guard: GuardOptions;
+}
+
+export interface OpenedConnection {
+  protocol: Protocol;
+  config: Record<string, unknown>;
+  credentials: Record<string, unknown>;
+}
+
+export function openStore(connection: OpenedConnection, deps: ConnectorDeps): FileStore {
+  switch (connection.protocol) {
+    case 'local':
+      return new LocalStore(deps.config.localRoot, String(connection.config.path));
+    case 's3':
+      return new S3Store(connection.config as unknown as S3Config, connection.credentials as unknown as S3Credentials, deps.guard);
+    case 'sftp':
+      return new SftpStore(connection.config as unknown as SftpConfig, connection.credentials as SftpCredentials, deps.guard);
+    case 'webhook':
+      throw new Error('a webhook connection is not a file store');
+  }
+}

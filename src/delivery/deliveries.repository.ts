@@ -1,0 +1,87 @@
+// SQL of the deliveries queue: the jobs' claim/lease pattern (src/queue/claim.ts, lease.ts) on
+// its own table. The claim is one statement that also takes over deliveries whose lease lapsed
+// (their worker died mid-send), so recovery needs no sweeper; only the lease holder may settle.
+import { sql } from 'kysely';
+import type { Db, Tx } from '../db/database.js';
+import type { Delivery, DeliveryAttempt } from '../db/connections-schema.js';
+
+export async function claimDelivery(db: Db, workerId: string, leaseSeconds: number): Promise<Delivery | null> {
+  const { rows } = await sql<Delivery>`
+    UPDATE deliveries
+       SET status = 'delivering',
+           lease_owner = ${workerId},
+           lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
+           attempts = attempts + 1,
+           updated_at = now()
+     WHERE id = (
+           SELECT id FROM deliveries
+            WHERE (status = 'pending' AND run_after <= now())
+               OR (status = 'delivering' AND lease_expires_at < now())
+            ORDER BY run_after, id
+            FOR UPDATE SKIP LOCKED
+            LIMIT 1)
+    RETURNING *`.execute(db);
+  return rows[0] ?? null;
+}
+
+export interface AttemptRecord {
+  outcome: DeliveryAttempt['outcome'];
+  statusCode: number | null;
+  latencyMs: number;
+  excerpt: string | null;
+  error: string | null;
+}
+
+async function logAttempt(tx: Tx, delivery: Delivery, workerId: string, attempt: AttemptRecord): Promise<void> {
+  await tx
+    .insertInto('delivery_attempts')
+    .values({
+      delivery_id: delivery.id,
+      tenant_id: delivery.tenant_id,
+      attempt: delivery.attempts,
+      worker: workerId,
+      outcome: attempt.outcome,
+      status_code: attempt.statusCode,
+      latency_ms: attempt.latencyMs,
+      response_excerpt: attempt.excerpt,
+      error: attempt.error,
+    })
+    .execute();
+}
+
+/**
+ * Settles an attempt: delivered, retried after `retryInMs`, or given up (no retry left, or
+ * `final`). Returns false when this worker no longer holds the lease (another one took over).
+ */
+export async function settleDelivery(db: Db, delivery: Delivery, workerId: string, attempt: AttemptRecord, retryInMs: number, final = false): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const givingUp = attempt.outcome !== 'delivered' && (final || delivery.attempts >= delivery.max_attempts);
+    const outcome = attempt.outcome === 'delivered' ? 'delivered' : givingUp ? 'failed' : 'retry';
+    const updated = await tx
+      .updateTable('deliveries')
+      .set({
+        status: outcome === 'delivered' ? 'delivered' : outcome === 'failed' ? 'failed' : 'pending',
+        delivered_at: outcome === 'delivered' ? sql`now()` : null,
+        last_error: attempt.error,
+        run_after: outcome === 'retry' ? sql`now() + make_interval(secs => ${retryInMs / 1000})` : sql`run_after`,
+        lease_owner: null,
+        lease_expires_at: null,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', delivery.id)
+      .where('lease_owner', '=', workerId)
+      .where('status', '=', 'delivering')
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) return false;
+    await logAttempt(tx, delivery, workerId, { ...attempt, outcome });
+    return true;
+  });
+}
+
+export async function deliveriesOfJob(db: Db, tenantId: string, jobId: string): Promise<Delivery[]> {
+  return db.selectFrom('deliveries').selectAll().where('tenant_id', '=', tenantId).where('job_id', '=', jobId).where('kind', '=', 'job').orderBy('id').execute();
+}
+
+export async function attemptsOf(db: Db, tenantId: string, deliveryId: string): Promise<DeliveryAttempt[]> {
+  return db.selectFrom('delivery_attempts').selectAll().where('tenant_id', '=', tenantId).where('delivery_id', '=', deliveryId).orderBy('id').execute();
+}

@@ -1,0 +1,68 @@
+// What a delivery carries. A job goes out as the same JSON as GET /v1/documents/{id} (with its
+// result); a finished batch as a manifest listing every job with its status and where its
+// result was delivered, plus the counts.
+import type { Db } from '../db/database.js';
+import type { Delivery } from '../db/connections-schema.js';
+import { findBatch } from '../domain/batches/batches.repository.js';
+import { artifactsOf, findJob } from '../domain/documents/jobs.repository.js';
+import { presentBatch, presentJob } from '../http/schemas/documents.js';
+
+/** Object names under the destination's base (the s3 prefix, the local or sftp path). */
+export const jobObjectName = (jobId: string) => `${jobId}.json`;
+export const manifestObjectName = (batchId: string) => `${batchId}/manifest.json`;
+export const originalObjectName = (jobId: string, filename: string | null) => `${jobId}/original/${safeName(filename ?? 'original')}`;
+
+function safeName(filename: string): string {
+  const base = filename.split(/[\\/]/).pop() ?? 'original';
+  return base.replace(/[^A-Za-z0-9._ -]/g, '_').replace(/^\.+/, '_') || 'original';
+}
+
+export interface JobPayload {
+  kind: 'job';
+  job: ReturnType<typeof presentJob>;
+  /** The stored original, when the batch's destination_config asked for it. */
+  original: { sha256: string; filename: string | null } | null;
+}
+
+export interface ManifestPayload {
+  kind: 'manifest';
+  manifest: Record<string, unknown>;
+}
+
+export async function loadPayload(db: Db, delivery: Delivery): Promise<JobPayload | ManifestPayload | null> {
+  if (delivery.kind === 'job') {
+    const job = await findJob(db, delivery.tenant_id, delivery.job_id!);
+    if (!job) return null;
+    const artifacts = (await artifactsOf(db, delivery.tenant_id, [job.id])).get(job.id) ?? [];
+    const batch = job.batch_id ? await findBatch(db, delivery.tenant_id, job.batch_id) : undefined;
+    const includeOriginal = (batch?.destination_config as { include_original?: unknown } | null)?.include_original === true;
+    return { kind: 'job', job: presentJob(job, artifacts), original: includeOriginal ? { sha256: job.sha256, filename: job.original_filename } : null };
+  }
+  const batch = await findBatch(db, delivery.tenant_id, delivery.batch_id!);
+  if (!batch) return null;
+  const jobs = await db
+    .selectFrom('jobs')
+    .select(['id', 'original_filename', 'status', 'failure_code', 'failure_message', 'finished_at'])
+    .where('tenant_id', '=', delivery.tenant_id)
+    .where('batch_id', '=', batch.id)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .execute();
+  const presented = presentBatch(batch);
+  return {
+    kind: 'manifest',
+    manifest: {
+      batch: presented,
+      counts: presented.counts,
+      jobs: jobs.map((j) => ({
+        job_id: j.id,
+        original_filename: j.original_filename,
+        status: j.status,
+        failure_code: j.failure_code,
+        failure_message: j.failure_message,
+        finished_at: j.finished_at,
+        result: jobObjectName(j.id),
+      })),
+    },
+  };
+}

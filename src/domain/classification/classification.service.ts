@@ -1,0 +1,101 @@
+// Classification in the service: a document (its canonical output) against the tenant's active
+// templates and the exemplars they have gathered, and learning from use: a job that completes
+// (or is approved) under a template becomes one of its exemplars.
+import type { Db, Tx } from '../../db/database.js';
+import type { Job } from '../../db/documents-schema.js';
+import type { TemplateRow } from '../../db/templates-schema.js';
+import {
+  type Classification,
+  type Fingerprint,
+  type TemplateChooser,
+  type TemplateProfile,
+  classifyWith,
+  embeddedChooser,
+  fieldLabels,
+  fingerprintOf,
+  rankTemplates,
+} from '../../pipeline/classify/index.js';
+import type { CanonicalJson } from '../../pipeline/index.js';
+import { type ExtractionPolicy, runEntities, schemaFields } from '../../pipeline/extract/index.js';
+import { listActiveTemplates } from '../templates/templates.repository.js';
+import { exemplarsOf, upsertExemplar } from './exemplars.repository.js';
+
+/** Exemplars read per template for one classification (the newest ones). */
+export const EXEMPLARS_READ = 50;
+
+/** Keywords a template declares for classification: `json_schema["x-classification"].keywords`. */
+export function declaredKeywords(schema: Record<string, unknown>): string[] {
+  const block = schema['x-classification'];
+  if (!block || typeof block !== 'object') return [];
+  const keywords = (block as { keywords?: unknown }).keywords;
+  return Array.isArray(keywords) ? keywords.filter((k): k is string => typeof k === 'string' && k.trim() !== '') : [];
+}
+
+export function profileOf(t: Pick<TemplateRow, 'id' | 'version' | 'name' | 'json_schema'>, exemplars: TemplateProfile['exemplars']): TemplateProfile {
+  return { template_id: t.id, version: t.version, name: t.name, keywords: declaredKeywords(t.json_schema), fields: fieldLabels(schemaFields(t.json_schema)), exemplars };
+}
+
+/** The tenant's active templates with their newest exemplars. */
+export async function activeProfiles(db: Db, tenantId: string): Promise<TemplateProfile[]> {
+  const templates = await listActiveTemplates(db, tenantId);
+  const rows = await exemplarsOf(db, tenantId, templates.map((t) => t.id), EXEMPLARS_READ);
+  const byTemplate = new Map<string, TemplateProfile['exemplars']>();
+  for (const row of rows) {
+    const list = byTemplate.get(row.template_id) ?? [];
+    list.push({ job_id: row.job_id, fingerprint: row.fingerprint as unknown as Fingerprint });
+    byTemplate.set(row.template_id, list);
+  }
+  return templates.map((t) => profileOf(t, byTemplate.get(t.id) ?? []));
+}
+
+export interface DocumentView {
+  canonical: CanonicalJson;
+  format: string | null;
+  entities?: { type: string; text: string; value: unknown }[] | null;
+}
+
+/** Pages a fingerprint reads: a document's kind and sender show on its first pages. */
+export const FINGERPRINT_PAGES = 5;
+
+export function fingerprintOfDocument(doc: DocumentView, policy: ExtractionPolicy = {}): Fingerprint {
+  const long = doc.canonical.pages.length > FINGERPRINT_PAGES;
+  const canonical = long
+    ? { ...doc.canonical, pages: doc.canonical.pages.slice(0, FINGERPRINT_PAGES), text: doc.canonical.text.slice(0, 50_000) }
+    : doc.canonical;
+  const given = doc.entities?.length ? doc.entities.filter((e) => !long || ((e as { page?: number }).page ?? 1) <= FINGERPRINT_PAGES) : null;
+  const entities = given ?? runEntities(canonical, { ...policy, generic_entities_enabled: true });
+  return fingerprintOf(canonical, entities as never, doc.format);
+}
+
+/** Classification of one document, with the fingerprint it was computed from. */
+export async function classifyDocument(db: Db, tenantId: string, doc: DocumentView, chooser: TemplateChooser = embeddedChooser): Promise<{ classification: Classification; fingerprint: Fingerprint }> {
+  const fingerprint = fingerprintOfDocument(doc);
+  const profiles = await activeProfiles(db, tenantId);
+  const candidates = rankTemplates(fingerprint, doc.canonical.text, profiles);
+  return { classification: await classifyWith(chooser, candidates, doc.canonical.text), fingerprint };
+}
+
+/** What a finished job's result holds for classification (canonical, format, entities). */
+export function documentOfJob(job: Pick<Job, 'result' | 'content_type'>): DocumentView | null {
+  const result = job.result as { canonical?: CanonicalJson; entities?: DocumentView['entities']; engine?: { format?: string } } | null;
+  if (!result?.canonical) return null;
+  return { canonical: result.canonical, format: result.engine?.format ?? null, entities: result.entities ?? null };
+}
+
+/**
+ * Learning from use: the job's document becomes an exemplar of the template its extraction ran
+ * with (moving it from any other template). A job without extraction adds nothing.
+ */
+export async function recordExemplar(db: Db | Tx, job: Pick<Job, 'id' | 'tenant_id' | 'result' | 'content_type'>, source: string): Promise<boolean> {
+  const extraction = (job.result as { extraction?: { template_id?: string | null } } | null)?.extraction;
+  const doc = documentOfJob(job);
+  if (!extraction?.template_id || !doc) return false;
+  await upsertExemplar(db, job.tenant_id, job.id, extraction.template_id, fingerprintOfDocument(doc), source);
+  return true;
+}
+
+/** recordExemplar for a job read by id (after a review resolved it). */
+export async function recordExemplarOfJob(db: Db, tenantId: string, jobId: string, source: string): Promise<void> {
+  const job = await db.selectFrom('jobs').select(['id', 'tenant_id', 'result', 'content_type']).where('tenant_id', '=', tenantId).where('id', '=', jobId).executeTakeFirst();
+  if (job) await recordExemplar(db, job, source);
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { compileLinear, linearRegexProblem } from './linear-regex.js';
+
+describe('linear-time regular expressions', () => {
+  it('matches like JavaScript for the patterns templates use, flags included', () => {
+    expect(compileLinear('^[A-Z0-9/-]{4,20}$').test('INV-2024/001')).toBe(true);
+    expect(compileLinear('^[A-Z0-9/-]{4,20}$').test('inv-1')).toBe(false);
+    expect(compileLinear('^inv', 'i').test('INV-1')).toBe(true);
+    expect(compileLinear('^b$', 'm').test('a\nb\nc')).toBe(true);
+    expect(compileLinear('a.b', 's').test('a\nb')).toBe(true);
+    expect(compileLinear('\\d+').test('total 42')).toBe(true);
+  });
+
+  it('runs a catastrophic-backtracking pattern on a long input without stalling', () => {
+    // In a backtracking engine (a+)+$ against "aaa…b" takes 2^n steps; RE2 answers in one pass.
+    const input = `${'a'.repeat(50_000)}b`;
+    expect(compileLinear('^(a+)+$').test(input)).toBe(false);
+    expect(compileLinear('(x+x+)+y').test('x'.repeat(50_000))).toBe(false);
+  });
+
+  it('refuses what RE2 cannot run, saying why', () => {
+    expect(linearRegexProblem('(a)\\1')).toMatch(/./);
+    expect(linearRegexProblem('^(?=a)')).toMatch(/./);
+    expect(linearRegexProblem('([a-z')).toMatch(/./);
+    expect(linearRegexProblem('abc', 'g')).toMatch(/flag/);
+    expect(linearRegexProblem('^[a-z]+$', 'iu')).toBeNull();
+  });
+});

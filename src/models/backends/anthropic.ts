@@ -1,0 +1,60 @@
+// anthropic: the Messages API through @anthropic-ai/sdk. Pages go as base64 image blocks; the
+// schema as the input schema of a tool the model is made to call, whose input is the answer.
+import Anthropic from '@anthropic-ai/sdk';
+import { createGuardedFetch } from '../../lib/ssrf-guard.js';
+import { withRetries } from './retry.js';
+import { attemptFailureOf } from './sdk-errors.js';
+import { ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, base64 } from './types.js';
+
+/** Room for the answer: a long invoice's line items fit well within it. */
+export const MAX_OUTPUT_TOKENS = 8192;
+
+/** The SDK as every Anthropic call makes it: the endpoint's key, address and time limit, through the SSRF guard. */
+export function anthropicSdk({ endpoint, guard }: BackendContext): Anthropic {
+  return new Anthropic({
+    // The Messages API's documented x-api-key header, whatever this SDK version would default to.
+    apiKey: null,
+    authToken: null,
+    defaultHeaders: { 'x-api-key': endpoint.credentials.api_key ?? null },
+    ...(endpoint.base_url ? { baseURL: endpoint.base_url } : {}),
+    timeout: endpoint.timeout_seconds * 1000,
+    maxRetries: 0,
+    fetch: createGuardedFetch(guard) as never,
+  });
+}
+
+export function anthropicClient(context: BackendContext): ModelClient {
+  const { endpoint } = context;
+  const sdk = anthropicSdk(context);
+
+  const once = async (request: ModelRequest): Promise<ModelAnswer> => {
+    try {
+      const message = await sdk.messages.create(
+        {
+          model: endpoint.model,
+          max_tokens: MAX_OUTPUT_TOKENS,
+          system: request.system,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                ...request.images.map((image) => ({ type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: base64(image.png) } })),
+                { type: 'text' as const, text: request.prompt },
+              ],
+            },
+          ],
+          tools: [{ name: ANSWER_TOOL, description: ANSWER_TOOL_DESCRIPTION, input_schema: request.schema as Anthropic.Tool.InputSchema }],
+          tool_choice: { type: 'tool', name: ANSWER_TOOL },
+        },
+        { signal: request.signal },
+      );
+      const call = message.content.find((block) => block.type === 'tool_use' && block.name === ANSWER_TOOL);
+      if (!call || call.type !== 'tool_use') throw new ModelAnswerError(`the answer has no ${ANSWER_TOOL} tool call (stop_reason ${message.stop_reason})`);
+      return { json: call.input, usage: { input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens }, model: message.model || endpoint.model };
+    } catch (err) {
+      throw attemptFailureOf(err, request.signal);
+    }
+  };
+
+  return { endpoint, extract: (request) => withRetries(endpoint.label, endpoint.max_retries, () => once(request), request.signal) };
+}

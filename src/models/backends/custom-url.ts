@@ -1,0 +1,58 @@
+// custom_url: any OpenAI-compatible chat-completions server (OpenAI, vLLM, Ollama, llama.cpp
+// server) through the `openai` SDK. Pages go as image_url data URLs; the schema as
+// response_format json_schema (decisions.md "Connections and endpoints").
+import OpenAI from 'openai';
+import { createGuardedFetch } from '../../lib/ssrf-guard.js';
+import { withRetries } from './retry.js';
+import { attemptFailureOf } from './sdk-errors.js';
+import { ANSWER_TOOL, type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, base64, parseJsonAnswer } from './types.js';
+
+export function customUrlClient({ endpoint, guard }: BackendContext): ModelClient {
+  if (!endpoint.base_url) throw new Error(`${endpoint.label}: custom_url needs a base_url`);
+  const sdk = new OpenAI({
+    baseURL: endpoint.base_url,
+    // The SDK wants a key; without one the Authorization header is left out (a local llama.cpp).
+    apiKey: endpoint.credentials.api_key || 'unused',
+    adminAPIKey: null,
+    organization: null,
+    project: null,
+    ...(endpoint.credentials.api_key ? {} : { defaultHeaders: { Authorization: null } }),
+    timeout: endpoint.timeout_seconds * 1000,
+    maxRetries: 0,
+    fetch: createGuardedFetch(guard) as never,
+  });
+
+  const once = async (request: ModelRequest): Promise<ModelAnswer> => {
+    try {
+      const completion = await sdk.chat.completions.create(
+        {
+          model: endpoint.model,
+          messages: [
+            { role: 'system', content: request.system },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: request.prompt },
+                ...request.images.map((image) => ({ type: 'image_url' as const, image_url: { url: `data:image/png;base64,${base64(image.png)}` } })),
+              ],
+            },
+          ],
+          response_format: { type: 'json_schema', json_schema: { name: ANSWER_TOOL, schema: request.schema, strict: false } },
+          temperature: 0,
+        },
+        { signal: request.signal },
+      );
+      const text = completion.choices[0]?.message?.content;
+      if (typeof text !== 'string') throw new ModelAnswerError('the answer has no message content');
+      return {
+        json: parseJsonAnswer(text),
+        usage: { input_tokens: completion.usage?.prompt_tokens ?? 0, output_tokens: completion.usage?.completion_tokens ?? 0 },
+        model: completion.model || endpoint.model,
+      };
+    } catch (err) {
+      throw attemptFailureOf(err, request.signal);
+    }
+  };
+
+  return { endpoint, extract: (request) => withRetries(endpoint.label, endpoint.max_retries, () => once(request), request.signal) };
+}

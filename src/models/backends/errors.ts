@@ -1,0 +1,30 @@
+// A model call that kept failing, after every retry: the job fails with `model_error`, naming the
+// endpoint, what went wrong and what to do about it.
+import { PipelineFailure } from '../../queue/pipeline-pool.js';
+
+export class ModelCallError extends Error {
+  constructor(
+    readonly label: string,
+    /** HTTP status of the last attempt; null for a network error or timeout. */
+    readonly status: number | null,
+    readonly detail: string,
+    readonly attempts: number,
+  ) {
+    super(`${label}: ${status ? `HTTP ${status}` : 'no answer'} (${detail}) after ${attempts} attempt${attempts === 1 ? '' : 's'}`);
+  }
+
+  /** The job failure: never retried by the queue on its own; the job's retry runs it again. */
+  toPipelineFailure(): PipelineFailure {
+    return new PipelineFailure('model_error', `The ${this.label} failed: ${this.status ? `HTTP ${this.status}` : 'no answer'} (${this.detail}) after ${this.attempts} attempt${this.attempts === 1 ? '' : 's'}. ${advice(this.status)}`, false);
+  }
+}
+
+function advice(status: number | null): string {
+  if (status !== null && status < 300) return 'The model answered, but not with the structured output asked for; check that the model supports images and JSON-schema output or tool use, then retry the job.';
+  if (status === 401 || status === 403) return 'Check the endpoint\'s credentials, then retry the job.';
+  if (status === 404) return 'Check the endpoint\'s model name and base URL, then retry the job.';
+  if (status === 400 || status === 422) return 'The model refused the request; check that the model accepts images and structured output, then retry the job.';
+  if (status === 429) return 'The model provider is rate-limiting this account; raise the quota or lower the load, then retry the job.';
+  if (status === null) return 'Check that the endpoint is reachable from Quire (base URL, network, QUIRE_OUTBOUND_ALLOW) and its timeout_seconds, then retry the job.';
+  return 'The model provider is failing; retry the job later, or point the tenant at another endpoint.';
+}

@@ -1,0 +1,61 @@
+// Retries of one model call: exponential backoff with full jitter on 429, 5xx and network errors,
+// waiting at least what a Retry-After header asks, up to the endpoint's max_retries. Each backend
+// turns its SDK's errors into an AttemptFailure; anything else is a bug and is not retried.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ModelCallError } from './errors.js';
+import { ModelAnswerError } from './types.js';
+
+export class AttemptFailure extends Error {
+  constructor(
+    /** HTTP status, or null when no answer came (network error, timeout). */
+    readonly status: number | null,
+    readonly detail: string,
+    /** From a Retry-After header, in milliseconds. */
+    readonly retryAfterMs: number | null = null,
+    /** A failure no retry can help (the SSRF guard refused the address). */
+    readonly permanent = false,
+  ) {
+    super(detail);
+  }
+
+  get retryable(): boolean {
+    if (this.permanent) return false;
+    return this.status === null || this.status === 408 || this.status === 409 || this.status === 429 || this.status >= 500;
+  }
+}
+
+/** First wait; doubled at every attempt. */
+export const BACKOFF_BASE_MS = 500;
+/** No single wait is longer, whatever Retry-After says. */
+export const BACKOFF_CAP_MS = 30_000;
+
+/** Retry-After as seconds or an HTTP date, in milliseconds; null when absent or unreadable. */
+export function retryAfterMs(value: string | null | undefined, now = Date.now()): number | null {
+  if (!value) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+export function backoffMs(retry: number, retryAfter: number | null): number {
+  const jittered = Math.random() * BACKOFF_BASE_MS * 2 ** retry;
+  return Math.min(BACKOFF_CAP_MS, Math.max(jittered, retryAfter ?? 0));
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails for good, or max_retries retries are spent; the last
+ * failure becomes a ModelCallError naming the endpoint.
+ */
+export async function withRetries<T>(label: string, maxRetries: number, attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  for (let retry = 0; ; retry++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (err instanceof ModelAnswerError) throw new ModelCallError(label, 200, err.message, retry + 1);
+      if (!(err instanceof AttemptFailure)) throw err;
+      if (!err.retryable || retry >= maxRetries || signal?.aborted) throw new ModelCallError(label, err.status, err.detail, retry + 1);
+      await sleep(backoffMs(retry, err.retryAfterMs), undefined, signal ? { signal } : undefined);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+// What every model backend answers to: page images, the document's text and a prompt in, one JSON
+// object matching the schema out, with the tokens it cost.
+import type { ModelEndpointConfig } from '../endpoint-config.js';
+import type { GuardOptions } from '../../lib/ssrf-guard.js';
+
+export interface PageImage {
+  page: number;
+  png: Uint8Array;
+}
+
+export interface ModelRequest {
+  /** Rendered pages, in page order. */
+  images: PageImage[];
+  /** The instructions (template, rules of the answer). */
+  system: string;
+  /** The document's canonical text and what to extract. */
+  prompt: string;
+  /** JSON schema the answer must match. */
+  schema: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+export interface ModelUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface ModelAnswer {
+  json: unknown;
+  usage: ModelUsage;
+  /** The model that answered, as the backend names it. */
+  model: string;
+}
+
+export interface ModelClient {
+  readonly endpoint: ModelEndpointConfig;
+  extract(request: ModelRequest): Promise<ModelAnswer>;
+}
+
+/** Everything a backend client is built from. */
+export interface BackendContext {
+  endpoint: ModelEndpointConfig;
+  guard: GuardOptions;
+}
+
+/** The tool (Anthropic, Bedrock) or response format (OpenAI) name the answer is given under. */
+export const ANSWER_TOOL = 'record_extraction';
+export const ANSWER_TOOL_DESCRIPTION = 'Record the values extracted from the document, exactly as the schema describes.';
+
+export const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+
+/** Reads a JSON object out of a model's text answer (tolerating a ```json fence around it). */
+export function parseJsonAnswer(text: string): unknown {
+  const trimmed = text.trim();
+  const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/i.exec(trimmed);
+  try {
+    return JSON.parse(fenced ? fenced[1]! : trimmed);
+  } catch {
+    throw new ModelAnswerError(`the model's answer is not JSON (starts with ${JSON.stringify(trimmed.slice(0, 60))})`);
+  }
+}
+
+/** The model answered, but not with something usable (no tool call, not JSON). */
+export class ModelAnswerError extends Error {}

@@ -1,0 +1,168 @@
+// Grounding: every value a model gives is looked for in the document's own words, so each one
+// either points at the place on the page it was read from or is flagged as not found there.
+// Numbers and amounts are compared as numbers (whatever their separators), dates as dates, text
+// as its letters and digits with a tolerance for OCR noise (a misread character or two).
+import { type DateOrder, findDates, inferDateOrder } from '../../pipeline/entities/dates.js';
+import { NUMBER_SOURCE, parseNumber } from '../../pipeline/entities/numbers.js';
+import { fold } from '../../pipeline/entities/normalize.js';
+import type { Evidence, TextLine } from '../../pipeline/entities/text.js';
+import { unionBox } from '../../pipeline/layout/geometry.js';
+import type { BBox } from '../../pipeline/canonical/model.js';
+
+export interface Grounded {
+  evidence: Evidence;
+  /** How closely the words match the value: 1 exactly, less for an OCR-noisy match. */
+  score: number;
+}
+
+interface Token {
+  /** Folded letters and digits. */
+  text: string;
+  line: TextLine;
+  start: number;
+  end: number;
+}
+
+interface Located {
+  value: number | string;
+  line: TextLine;
+  start: number;
+  end: number;
+}
+
+/** Below this similarity a text is not the value. */
+export const FUZZY_FLOOR = 0.85;
+/** Values shorter than this must match exactly (a fuzzy "12" matches too much). */
+const FUZZY_MIN_LENGTH = 5;
+
+const NUMBER_RE = new RegExp(NUMBER_SOURCE, 'g');
+// OCR's usual digit misreads, fixed only between digits so words keep their letters.
+const DIGIT_LOOKALIKES = /(?<=\d[.,]?)[Oo](?=[\d.,]|$)|(?<=\d[.,]?)[lI|](?=[\d.,]|$)|(?<=\d)S(?=\d)/g;
+const LOOKALIKE: Record<string, string> = { O: '0', o: '0', l: '1', I: '1', '|': '1', S: '5' };
+
+const round = (b: BBox): BBox => b.map((v) => Math.round(v * 100) / 100) as BBox;
+
+function evidenceOf(parts: { line: TextLine; start: number; end: number }[]): Evidence {
+  const boxes: BBox[] = [];
+  for (const p of parts) for (const w of p.line.words) if (w.end > p.start && w.start < p.end) boxes.push(w.bbox);
+  return { page: parts[0]!.line.page, bbox: round(unionBox(boxes.length ? boxes : parts.map((p) => p.line.bbox))), text: parts.map((p) => p.line.text.slice(p.start, p.end)).join(' ') };
+}
+
+/** Letters and digits only, folded: "INV-0042 / A" → "inv0042a". */
+export const squashed = (s: string) => fold(s).replace(/[^\p{L}\p{N}]+/gu, '');
+
+export function similarity(a: string, b: string): number {
+  if (a === b) return 1;
+  const longest = Math.max(a.length, b.length);
+  if (!longest) return 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return 1 - prev[b.length]! / longest;
+}
+
+/** The document's words indexed once per document for every value to be grounded. */
+export class Grounder {
+  private readonly tokensByPage = new Map<number, Token[]>();
+  private numbers: Located[] | null = null;
+  private dates: Located[] | null = null;
+  private readonly dateOrder: DateOrder | null;
+
+  constructor(private readonly lines: TextLine[]) {
+    for (const line of lines) {
+      const own = this.tokensByPage.get(line.page) ?? [];
+      this.tokensByPage.set(line.page, own);
+      const { text, map } = line.folded;
+      for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+        const start = map[m.index!] ?? m.index!;
+        const last = map[m.index! + m[0].length - 1] ?? m.index! + m[0].length - 1;
+        own.push({ text: m[0], line, start, end: last + 1 });
+      }
+    }
+    this.dateOrder = inferDateOrder(lines.map((l) => l.text));
+  }
+
+  /** Where `value` is printed; `page` (the model's own word on it) is preferred among equal matches. */
+  ground(value: unknown, type: string, page: number | null = null): Grounded | null {
+    if (value === null || value === undefined || typeof value === 'boolean') return null;
+    const candidates: Grounded[] = [];
+    if (typeof value === 'number') candidates.push(...this.numberHits(value));
+    else {
+      const text = String(value);
+      if (type === 'date' || /^\d{4}-\d{2}-\d{2}$/.test(text)) candidates.push(...this.dateHits(text));
+      if (!candidates.length) candidates.push(...this.textHits(text));
+      if (!candidates.length && /^[-+(]?[\d\s.,']+\)?$/.test(text.trim())) {
+        const n = parseNumber(text);
+        if (n !== null) candidates.push(...this.numberHits(n));
+      }
+    }
+    let best: Grounded | null = null;
+    let bestRank = -1;
+    for (const c of candidates) {
+      const rank = c.score + (page !== null && c.evidence.page === page ? 0.05 : 0);
+      if (rank > bestRank) {
+        best = c;
+        bestRank = rank;
+      }
+    }
+    return best;
+  }
+
+  private numberHits(target: number): Grounded[] {
+    this.numbers ??= this.lines.flatMap((line) => {
+      const text = line.text.replace(DIGIT_LOOKALIKES, (c) => LOOKALIKE[c] ?? c);
+      const out: Located[] = [];
+      for (const m of text.matchAll(NUMBER_RE)) {
+        const n = parseNumber(m[0]);
+        if (n !== null) out.push({ value: n, line, start: m.index!, end: m.index! + m[0].length });
+      }
+      return out;
+    });
+    // Within half a cent; a sign lost to parentheses or a trailing minus still counts, a little less.
+    return this.numbers
+      .filter((n) => Math.abs(Math.abs(n.value as number) - Math.abs(target)) <= 0.005)
+      .map((n) => ({ evidence: evidenceOf([n]), score: Math.sign(n.value as number) === Math.sign(target) ? 1 : 0.95 }));
+  }
+
+  private dateHits(iso: string): Grounded[] {
+    this.dates ??= this.lines.flatMap((line) => findDates(line.text, this.dateOrder).map((d) => ({ value: d.value, line, start: d.start, end: d.end })));
+    return this.dates.filter((d) => d.value === iso).map((d) => ({ evidence: evidenceOf([d]), score: 1 }));
+  }
+
+  private textHits(text: string): Grounded[] {
+    const target = squashed(text);
+    if (!target) return [];
+    const fuzzy = target.length >= FUZZY_MIN_LENGTH;
+    const out: Grounded[] = [];
+    for (const tokens of this.tokensByPage.values()) {
+      for (let i = 0; i < tokens.length; i++) {
+        const first = tokens[i]!.text;
+        // A window must start like the value (its first or second character), or be a suffix of
+        // a token the value starts inside of ("Inv#1234" against "1234" is not the value).
+        if (first[0] !== target[0] && (!fuzzy || first[1] !== target[1])) continue;
+        let joined = '';
+        let j = i;
+        while (j < tokens.length && joined.length < target.length) joined += tokens[j++]!.text;
+        const score = joined === target ? 1 : fuzzy ? similarity(joined, target) : 0;
+        if (score < FUZZY_FLOOR) continue;
+        out.push({ evidence: evidenceOf(this.parts(tokens.slice(i, j))), score: Math.round(score * 1000) / 1000 });
+        if (score === 1) i = j - 1;
+      }
+    }
+    return out;
+  }
+
+  /** Tokens of a window as one character range per line. */
+  private parts(window: Token[]): { line: TextLine; start: number; end: number }[] {
+    const parts: { line: TextLine; start: number; end: number }[] = [];
+    for (const t of window) {
+      const last = parts[parts.length - 1];
+      if (last && last.line === t.line) last.end = t.end;
+      else parts.push({ line: t.line, start: t.start, end: t.end });
+    }
+    return parts;
+  }
+}

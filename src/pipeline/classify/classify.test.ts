@@ -1,0 +1,61 @@
+// Ranking and the decision on real documents' fingerprints: two invoices of one sender against
+// others, keywords as phrases and patterns, the margin, and draft schemas from a real invoice.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runEntities } from '../extract/index.js';
+import { runCanonical, toCanonicalJson } from '../index.js';
+import { type Candidate, type TemplateProfile, decide, fingerprintOf, likeness, rankTemplates } from './index.js';
+import { commonSchema, proposeDraft, snakeCase } from './draft-schema.js';
+
+const file = (name: string) => new URL(`../../../../shared/data/invoice2data/compare/${name}`, import.meta.url);
+
+async function doc(name: string) {
+  const canonical = toCanonicalJson(await runCanonical(readFileSync(file(name))));
+  const entities = runEntities(canonical, { generic_entities_enabled: true });
+  return { canonical, entities, fp: fingerprintOf(canonical, entities, 'pdf') };
+}
+
+const profile = (name: string, exemplars: TemplateProfile['exemplars'], keywords: string[] = []): TemplateProfile => ({ template_id: name, version: 1, name, keywords, fields: [], exemplars });
+
+describe('classification', () => {
+  it('two invoices of one sender are more alike than invoices of different senders', async () => {
+    const [c1, c2, azure] = await Promise.all([doc('coolblue1.pdf'), doc('coolblue2.pdf'), doc('AzureInterior.pdf')]);
+    const same = likeness(c1.fp, c2.fp);
+    expect(same.score).toBeGreaterThan(likeness(c1.fp, azure.fp).score);
+    expect(same.identifiers.length).toBeGreaterThan(0);
+    const ranked = rankTemplates(c2.fp, c2.canonical.text, [profile('azure', [{ job_id: 'a', fingerprint: azure.fp }]), profile('coolblue', [{ job_id: 'c', fingerprint: c1.fp }])]);
+    expect(ranked[0]!.name).toBe('coolblue');
+    expect(decide(ranked)).toMatchObject({ matched: true, template_id: 'coolblue' });
+  });
+
+  it('declared keywords match as phrases or as patterns; a template without evidence is not a match', async () => {
+    const azure = await doc('AzureInterior.pdf');
+    const ranked = rankTemplates(azure.fp, azure.canonical.text, [profile('azure', [], ['Azure Interior']), profile('pattern', [], ['Azure\\s+Int[a-z]+']), profile('none', [], ['Nothing Like This'])]);
+    expect(ranked.slice(0, 2).map((c) => c.score)).toEqual([0.9, 0.9]);
+    expect(ranked[2]).toMatchObject({ name: 'none', score: 0 });
+    expect(decide([ranked[2]!]).matched).toBe(false);
+  });
+
+  it('two leaders within the margin are ambiguous, and the reason names them', () => {
+    const c = (name: string, score: number): Candidate => ({ template_id: name, version: 1, name, score, evidence: {} as Candidate['evidence'] });
+    const d = decide([c('a', 0.61), c('b', 0.6)]);
+    expect(d).toMatchObject({ matched: false, method: 'ambiguous' });
+    expect(d.reason).toMatch(/a \(0.61\) and b \(0.6\)/);
+    expect(decide([c('a', 0.2)])).toMatchObject({ matched: false, method: 'below_threshold' });
+    expect(decide([])).toMatchObject({ matched: false, method: 'no_templates' });
+  });
+
+  it('a draft has snake_case fields from key-values, tables as items, and identifiers', async () => {
+    const orlen = toCanonicalJson(await runCanonical(readFileSync(file('Orlen.txt'))));
+    const draft = proposeDraft(orlen, runEntities(orlen, { generic_entities_enabled: true }), 'Faktura nr: F 1234K20/1234/12');
+    const props = draft.json_schema.properties as Record<string, { type: string; 'x-aliases'?: string[] }>;
+    expect(props.faktura_nr).toMatchObject({ type: 'string', 'x-aliases': ['Faktura nr'] });
+    expect(props.data_wystawienia).toMatchObject({ type: 'string', format: 'date' });
+    expect(props.items?.type).toBe('array');
+    expect(draft.name).toMatch(/^[a-z0-9][a-z0-9_-]*$/);
+    expect(snakeCase('Należność ogółem:')).toBe('naleznosc_ogolem');
+    expect(snakeCase('2nd line')).toBe('field_2nd_line');
+    const common = commonSchema([{ properties: { a: {}, b: {} } }, { properties: { a: {} } }, { properties: { a: {}, c: {} } }]);
+    expect(common.kept).toEqual(['a']);
+  });
+});

@@ -1,0 +1,117 @@
+// A template proposed from one document: its key-values become scalar fields, its tables arrays
+// of items (one object per row, the header cells as columns), and its typed identifiers (invoice
+// number, tax id, IBAN …) fields of their own. Names are snake_case; the printed label is kept as
+// an alias so that the embedded extractor finds it again.
+import type { CanonicalJson } from '../canonical/serialize.js';
+import { parseDate } from '../entities/dates.js';
+import type { Entity } from '../entities/recognize.js';
+
+export interface DraftProposal {
+  name: string;
+  description: string;
+  json_schema: Record<string, unknown>;
+  field_examples: Record<string, unknown>;
+  notes: string;
+}
+
+const MAX_FIELDS = 40;
+const IDENTIFIER_TYPES = new Set(['invoice_number', 'order_number', 'customer_number', 'reference_number', 'tax_id', 'iban', 'email', 'phone', 'url']);
+
+const LETTERS: Record<string, string> = { ł: 'l', Ł: 'L', ø: 'o', Ø: 'O', ß: 'ss', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', đ: 'd', Đ: 'D' };
+
+/** "Invoice No.:" → "invoice_no"; a name that would start with a digit gets a `field_` prefix. */
+export function snakeCase(text: string): string {
+  const words = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    // Letters without a decomposition: "Zapłacono" → "zaplacono", not "zap_acono".
+    .replace(/[łŁøØßæÆœŒđĐ]/g, (c) => LETTERS[c] ?? c)
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .match(/[a-z0-9]+/g);
+  const name = (words ?? []).join('_').slice(0, 60).replace(/_+$/, '');
+  if (!name) return '';
+  return /^[a-z]/.test(name) ? name : `field_${name}`;
+}
+
+/** A template name (interface.md: ^[a-z0-9][a-z0-9_\-]*$, at most 128 characters). */
+export function templateName(text: string | null, fallback: string): string {
+  const slug = snakeCase(text ?? '').replace(/^field_/, '').slice(0, 60);
+  return slug || fallback;
+}
+
+function scalarSchema(value: string): Record<string, unknown> {
+  const trimmed = value.trim();
+  if (/^[-+]?[$€£]?\s?\d[\d\s.,']*\s?[$€£%]?$/.test(trimmed) && /\d/.test(trimmed) && trimmed.replace(/\D/g, '').length <= 12) return { type: 'number' };
+  if (trimmed.length <= 40 && parseDate(trimmed)) return { type: 'string', format: 'date' };
+  return { type: 'string' };
+}
+
+export function proposeDraft(canonical: CanonicalJson, entities: Pick<Entity, 'type' | 'text' | 'value'>[], title: string | null): DraftProposal {
+  const properties: Record<string, Record<string, unknown>> = {};
+  const examples: Record<string, unknown> = {};
+  let kvCount = 0;
+  let tableCount = 0;
+  const add = (name: string, schema: Record<string, unknown>, example: unknown) => {
+    if (!name || properties[name] || Object.keys(properties).length >= MAX_FIELDS) return false;
+    properties[name] = schema;
+    examples[name] = example;
+    return true;
+  };
+  for (const page of canonical.pages) {
+    for (const pair of page.key_values) {
+      const name = snakeCase(pair.key);
+      if (add(name, { ...scalarSchema(pair.value), 'x-aliases': [pair.key.replace(/[:\s]+$/, '').trim()] }, pair.value)) kvCount++;
+    }
+  }
+  for (const page of canonical.pages) {
+    for (const table of page.tables) {
+      if (table.rows < 2 || table.cols < 2) continue;
+      const header = table.cells.filter((c) => c.row === 0).sort((a, b) => a.col - b.col);
+      const columns: Record<string, Record<string, unknown>> = {};
+      for (const cell of header) {
+        const name = snakeCase(cell.text);
+        if (!name || columns[name]) continue;
+        const sample = table.cells.find((c) => c.row === 1 && c.col === cell.col)?.text ?? '';
+        columns[name] = { ...scalarSchema(sample), 'x-aliases': [cell.text.trim()] };
+      }
+      if (Object.keys(columns).length < 2) continue;
+      const first = Object.fromEntries(Object.keys(columns).map((k, i) => [k, table.cells.find((c) => c.row === 1 && c.col === header[i]?.col)?.text ?? null]));
+      if (add(tableCount === 0 ? 'items' : `items_${tableCount + 1}`, { type: 'array', items: { type: 'object', properties: columns } }, [first])) tableCount++;
+    }
+  }
+  let entityCount = 0;
+  for (const e of entities) {
+    if (!IDENTIFIER_TYPES.has(e.type)) continue;
+    if (add(e.type, { type: 'string', description: `the document's ${e.type.replace(/_/g, ' ')}` }, typeof e.value === 'string' ? e.value : e.text)) entityCount++;
+  }
+  const issuer = entities.find((e) => e.type === 'organization')?.text ?? null;
+  const source = title ?? issuer;
+  return {
+    name: templateName(source, 'document'),
+    description: source ? `Documents like "${source.slice(0, 80)}"` : 'Documents of one layout',
+    json_schema: { type: 'object', properties },
+    field_examples: examples,
+    notes: `Inferred from ${kvCount} key-value pair(s), ${tableCount} table(s) and ${entityCount} identifier(s).`,
+  };
+}
+
+/**
+ * The schema several documents share: a field is kept when at least `minShare` of them have it
+ * (the forge and drafts made from several jobs). Examples come from the first document holding it.
+ */
+export function commonSchema(schemas: Record<string, unknown>[], minShare = 0.5): { json_schema: Record<string, unknown>; kept: string[]; dropped: string[] } {
+  const count = new Map<string, number>();
+  const first = new Map<string, unknown>();
+  for (const schema of schemas) {
+    const props = (schema.properties ?? {}) as Record<string, unknown>;
+    for (const [name, def] of Object.entries(props)) {
+      count.set(name, (count.get(name) ?? 0) + 1);
+      if (!first.has(name)) first.set(name, def);
+    }
+  }
+  const need = Math.max(1, Math.ceil(schemas.length * minShare));
+  const kept = [...count].filter(([, n]) => n >= need).map(([name]) => name);
+  const dropped = [...count].filter(([, n]) => n < need).map(([name]) => name);
+  return { json_schema: { type: 'object', properties: Object.fromEntries(kept.map((k) => [k, first.get(k)])) }, kept, dropped };
+}

@@ -1,0 +1,176 @@
+// A document's fingerprint: what classification compares. Small (a few KB of JSON) so that it
+// can be stored per exemplar and per draft:
+// - labels: the printed keys of its key-value pairs and its table headers, folded;
+// - keywords: its distinct content words;
+// - identifiers: tax ids, IBANs, e-mail domains, web domains and phone numbers (an issuer's
+//   own identifiers are the strongest evidence that two documents come from the same sender);
+// - layout: where blocks of each type sit on the first page, on a coarse grid;
+// - shape: counts (words, key-values, tables, headings, list items, pages), orientation, source.
+import type { Entity } from '../entities/recognize.js';
+import type { CanonicalJson } from '../canonical/serialize.js';
+
+export interface Shape {
+  pages: number;
+  words_per_page: number;
+  key_values_per_page: number;
+  tables_per_page: number;
+  table_cells_per_page: number;
+  headings_per_page: number;
+  list_items_per_page: number;
+  /** Page height over width (1.41 for A4 portrait, 0.56 for a 16:9 slide, > 2 for a till receipt). */
+  aspect: number;
+  /** text_layer, ocr, pptx, plain_text. */
+  source: string;
+}
+
+export interface Fingerprint {
+  v: 1;
+  format: string | null;
+  title: string | null;
+  labels: string[];
+  keywords: string[];
+  identifiers: string[];
+  layout: string[];
+  shape: Shape;
+}
+
+const MAX_LABELS = 120;
+const MAX_KEYWORDS = 600;
+const GRID_COLS = 4;
+const GRID_ROWS = 8;
+
+const STOPWORDS = new Set(
+  'the and for with from that this are was were you your our not but have has had will all any can may per its his her their them they she him who what when where which why how than then into onto over under out off via der die das und den dem des ein eine mit von für auf ist les des une pour par sur dans avec est aux'.split(' '),
+);
+
+/** Lower case, accents kept, punctuation to spaces, digits dropped: "Invoice No.:" → "invoice no". */
+export function foldLabel(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\d]+/gu, ' ')
+    .replace(/\b\d+\b/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 40);
+}
+
+export function wordsOf(text: string): string[] {
+  return text.toLowerCase().match(/\p{L}{3,24}/gu) ?? [];
+}
+
+function distinct(values: Iterable<string>, cap: number): string[] {
+  const out = new Set<string>();
+  for (const v of values) {
+    if (!v) continue;
+    out.add(v);
+    if (out.size >= cap) break;
+  }
+  return [...out];
+}
+
+function identifierOf(e: Pick<Entity, 'type' | 'text' | 'value'>): string | null {
+  const value = typeof e.value === 'string' ? e.value : e.text;
+  const compact = value.replace(/[\s.\-]/g, '').toLowerCase();
+  switch (e.type) {
+    case 'tax_id':
+    case 'iban':
+      return compact.length >= 6 ? `${e.type}:${compact}` : null;
+    case 'email': {
+      const domain = value.toLowerCase().split('@')[1];
+      return domain ? `domain:${domain}` : null;
+    }
+    case 'url': {
+      const host = value.toLowerCase().replace(/^[a-z]+:\/\//, '').replace(/^www\./, '').split(/[/?#:]/)[0];
+      return host && host.includes('.') ? `domain:${host}` : null;
+    }
+    case 'phone':
+      return compact.replace(/\D/g, '').length >= 8 ? `phone:${compact.replace(/\D/g, '').slice(-9)}` : null;
+    default:
+      return null;
+  }
+}
+
+function sourceOf(pages: CanonicalJson['pages']): string {
+  const first = pages[0]?.source ?? 'text_layer';
+  return first.startsWith('ocr') || first === 'needs_ocr' ? 'ocr' : first;
+}
+
+function layoutOf(page: CanonicalJson['pages'][number] | undefined): string[] {
+  if (!page || page.width <= 0 || page.height <= 0) return [];
+  const cells = new Set<string>();
+  for (const b of page.blocks) {
+    const cx = (b.bbox[0] + b.bbox[2]) / 2 / page.width;
+    const cy = (b.bbox[1] + b.bbox[3]) / 2 / page.height;
+    const col = Math.min(GRID_COLS - 1, Math.max(0, Math.floor(cx * GRID_COLS)));
+    const row = Math.min(GRID_ROWS - 1, Math.max(0, Math.floor(cy * GRID_ROWS)));
+    cells.add(`${b.type[0]}${row}${col}`);
+  }
+  return [...cells].sort();
+}
+
+function titleOf(canonical: CanonicalJson): string | null {
+  const blocks = canonical.pages[0]?.blocks ?? [];
+  const heading = blocks.find((b) => b.type === 'heading' && /\p{L}{3}/u.test(b.text));
+  const first = heading ?? blocks.find((b) => /\p{L}{3}/u.test(b.text));
+  const line = first?.text.split('\n')[0]?.trim();
+  return line ? line.slice(0, 80) : null;
+}
+
+/** "application/pdf" (a job's content type) and "pdf" (the pipeline's format) name one format. */
+export function formatName(format: string | null): string | null {
+  if (!format) return null;
+  const f = format.toLowerCase();
+  if (!f.includes('/')) return f;
+  if (f.includes('pdf')) return 'pdf';
+  if (f.includes('presentation')) return 'pptx';
+  if (f.startsWith('text/')) return 'text';
+  return f.split('/')[1]?.split(';')[0] ?? f;
+}
+
+/** The fingerprint of a canonical document and the entities recognised in it. */
+export function fingerprintOf(canonical: CanonicalJson, entities: Pick<Entity, 'type' | 'text' | 'value'>[], format: string | null = null): Fingerprint {
+  const pages = canonical.pages;
+  const n = Math.max(1, pages.length);
+  const labels: string[] = [];
+  let words = 0;
+  let kv = 0;
+  let tables = 0;
+  let cells = 0;
+  let headings = 0;
+  let lists = 0;
+  for (const page of pages) {
+    for (const pair of page.key_values) labels.push(foldLabel(pair.key));
+    for (const table of page.tables) {
+      tables++;
+      cells += table.cells.length;
+      for (const cell of table.cells) if (cell.row === 0) labels.push(foldLabel(cell.text));
+    }
+    kv += page.key_values.length;
+    for (const b of page.blocks) {
+      if (b.type === 'heading') headings++;
+      if (b.type === 'list_item') lists++;
+      for (const line of b.lines) words += line.words.length;
+    }
+  }
+  const first = pages[0];
+  return {
+    v: 1,
+    format: formatName(format),
+    title: titleOf(canonical),
+    labels: distinct(labels.filter((l) => l.length >= 2), MAX_LABELS),
+    keywords: distinct(wordsOf(canonical.text).filter((w) => !STOPWORDS.has(w)), MAX_KEYWORDS),
+    identifiers: distinct(entities.map(identifierOf).filter((x): x is string => !!x), 40),
+    layout: layoutOf(first),
+    shape: {
+      pages: pages.length,
+      words_per_page: Math.round(words / n),
+      key_values_per_page: Math.round((kv / n) * 10) / 10,
+      tables_per_page: Math.round((tables / n) * 10) / 10,
+      table_cells_per_page: Math.round(cells / n),
+      headings_per_page: Math.round((headings / n) * 10) / 10,
+      list_items_per_page: Math.round((lists / n) * 10) / 10,
+      aspect: first && first.width > 0 ? Math.round((first.height / first.width) * 100) / 100 : 1,
+      source: sourceOf(pages),
+    },
+  };
+}

@@ -1,0 +1,154 @@
+// Ranking a document against a tenant's templates. Each template is scored from three signals,
+// combined as a noisy OR (each one can make the case alone, and agreeing signals add up):
+// - exemplars: documents that completed under the template (their fingerprints), 0.6 × the best
+//   likeness + 0.4 × the mean of the best three, so one lucky neighbour does not decide a kind;
+// - keywords the template declares (`json_schema["x-classification"].keywords`): all present
+//   is strong evidence, some present is weak;
+// - the template's own fields: how many of their labels the document prints.
+// A document matches when the best score reaches THRESHOLD and beats the runner-up by MARGIN;
+// within the margin the TemplateChooser decides (the embedded one takes a clear leader only).
+import type { Fingerprint } from './fingerprint.js';
+import { foldLabel } from './fingerprint.js';
+import { likeness } from './similarity.js';
+
+export const CLASSIFY_THRESHOLD = 0.4;
+export const AMBIGUITY_MARGIN = 0.03;
+const EXEMPLARS_PER_TEMPLATE = 50;
+
+export interface TemplateProfile {
+  template_id: string;
+  version: number;
+  name: string;
+  /** Phrases the template declares; all of them printed is strong evidence. */
+  keywords: string[];
+  /** Each field's labels, folded (from schemaFields). */
+  fields: string[][];
+  exemplars: { job_id: string; fingerprint: Fingerprint }[];
+}
+
+export interface Evidence {
+  labels: string[];
+  keywords: string[];
+  identifiers: string[];
+  layout: number;
+  exemplars: number;
+  best_exemplar_job_id: string | null;
+  signals: { exemplars: number; keywords: number; fields: number };
+}
+
+export interface Candidate {
+  template_id: string;
+  version: number;
+  name: string;
+  score: number;
+  evidence: Evidence;
+}
+
+export interface Classification {
+  matched: boolean;
+  template_id: string | null;
+  version: number | null;
+  score: number;
+  threshold: number;
+  margin: number;
+  candidates: Candidate[];
+  /** How the winner was chosen (or why there is none). */
+  method: string;
+  reason?: string;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+function foldFull(text: string): string {
+  return ` ${text.toLowerCase().replace(/[^\p{L}\d]+/gu, ' ').replace(/\s+/g, ' ').trim()} `;
+}
+
+function exemplarSignal(doc: Fingerprint, profile: TemplateProfile) {
+  const scored = profile.exemplars.slice(0, EXEMPLARS_PER_TEMPLATE).map((e) => ({ e, l: likeness(doc, e.fingerprint) }));
+  if (!scored.length) return { score: 0, best: null };
+  scored.sort((a, b) => b.l.score - a.l.score);
+  const top = scored.slice(0, 3);
+  const mean = top.reduce((s, x) => s + x.l.score, 0) / top.length;
+  return { score: 0.6 * scored[0]!.l.score + 0.4 * mean, best: scored[0]! };
+}
+
+/** A keyword as a regular expression (invoice2data-style keywords are), or null when it is not one. */
+function keywordRegex(keyword: string): RegExp | null {
+  try {
+    return new RegExp(keyword, 'iu');
+  } catch {
+    return null;
+  }
+}
+
+function keywordSignal(text: string, raw: string, keywords: string[]) {
+  const found = keywords.filter((k) => {
+    const folded = foldFull(k).trim();
+    if (folded && text.includes(` ${folded} `)) return true;
+    // Not printed as a phrase: the keyword may be a pattern ("NL8152[.]54[.]295[.]B01").
+    return /[[\\(|?*+{]/.test(k) && !!keywordRegex(k)?.test(raw);
+  });
+  if (!keywords.length) return { score: 0, found };
+  const fraction = found.length / keywords.length;
+  return { score: fraction === 1 ? 0.9 : 0.5 * fraction, found };
+}
+
+function fieldSignal(doc: Fingerprint, text: string, fields: string[][]) {
+  if (!fields.length) return { score: 0, found: [] as string[] };
+  const labels = new Set(doc.labels);
+  const found: string[] = [];
+  for (const field of fields) {
+    const hit = field.find((l) => l && (labels.has(l) || text.includes(` ${l} `)));
+    if (hit) found.push(hit);
+  }
+  // A schema of a few generic fields (an invoice number, a total) says little about the sender.
+  return { score: 0.35 * (found.length / fields.length) * Math.min(1, fields.length / 8), found };
+}
+
+export function scoreTemplate(doc: Fingerprint, text: string, profile: TemplateProfile, raw = text): Candidate {
+  const ex = exemplarSignal(doc, profile);
+  const kw = keywordSignal(text, raw, profile.keywords.filter((k) => foldFull(k).trim() || /[[\\(]/.test(k)));
+  const fs = fieldSignal(doc, text, profile.fields);
+  const score = 1 - (1 - ex.score) * (1 - kw.score) * (1 - fs.score);
+  return {
+    template_id: profile.template_id,
+    version: profile.version,
+    name: profile.name,
+    score: round(score),
+    evidence: {
+      labels: [...new Set([...(ex.best?.l.labels ?? []), ...fs.found])].slice(0, 12),
+      keywords: [...kw.found, ...(ex.best?.l.keywords ?? [])].slice(0, 12),
+      identifiers: (ex.best?.l.identifiers ?? []).slice(0, 6),
+      layout: round(ex.best?.l.layout ?? 0),
+      exemplars: profile.exemplars.length,
+      best_exemplar_job_id: ex.best?.e.job_id ?? null,
+      signals: { exemplars: round(ex.score), keywords: round(kw.score), fields: round(fs.score) },
+    },
+  };
+}
+
+/** Every template scored, best first (ties by name, so the order is stable). */
+export function rankTemplates(doc: Fingerprint, documentText: string, profiles: TemplateProfile[]): Candidate[] {
+  const raw = documentText.slice(0, 200_000);
+  const text = foldFull(raw);
+  return profiles.map((p) => scoreTemplate(doc, text, p, raw)).sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
+}
+
+/** The decision over ranked candidates when the embedded rule settles it (no chooser needed). */
+export function decide(candidates: Candidate[], threshold = CLASSIFY_THRESHOLD, margin = AMBIGUITY_MARGIN): Classification {
+  const [top, second] = candidates;
+  const base = { threshold, margin, candidates, score: top?.score ?? 0 };
+  if (!top) return { ...base, matched: false, template_id: null, version: null, method: 'no_templates', reason: 'The tenant has no active templates to classify against.' };
+  if (top.score < threshold) {
+    return { ...base, matched: false, template_id: null, version: null, method: 'below_threshold', reason: `The best candidate (${top.name}) scored ${top.score}, below the threshold ${threshold}.` };
+  }
+  if (second && top.score - second.score < margin) {
+    return { ...base, matched: false, template_id: null, version: null, method: 'ambiguous', reason: `${top.name} (${top.score}) and ${second.name} (${second.score}) are within the margin ${margin}; neither is a clear winner.` };
+  }
+  return { ...base, matched: true, template_id: top.template_id, version: top.version, method: 'embedded' };
+}
+
+/** The labels of a template's fields, folded like document labels. */
+export function fieldLabels(fields: { labels: { text: string }[]; columns?: { labels: { text: string }[] }[] }[]): string[][] {
+  return fields.map((f) => f.labels.map((l) => foldLabel(l.text)).filter(Boolean));
+}

@@ -1,0 +1,46 @@
+// Issuer and recipient blocks. The recipient's block follows a "Bill to" label (Rechnungsempfänger,
+// Facturé à, Factuuradres, Ship to …): its names are never the issuer's. The issuer's name is
+// the one its own contact details spell: the domain of the website or e-mail address printed on
+// the document.
+import type { LocatedEntity } from '../entities/recognize.js';
+import type { TextLine } from '../entities/text.js';
+
+const RECIPIENT = /^\s*(?:bill(?:ed)?\s+to|invoice\s+to|sold\s+to|ship(?:ped)?\s+to|deliver(?:y|ed)?\s+to|customer|client|recipient|rechnungs?(?:empf(?:ae|a|ä)nger|adresse)|lieferadresse|kunde|factur(?:é|e)\s+(?:à|a)|livr(?:é|e)\s+(?:à|a)|adresse\s+de\s+facturation|factuuradres|afleveradres|facturar\s+a|cliente|destinatario|nabywca)\b/i;
+
+/** Lines of the recipient blocks: each "Bill to"-like label line and the (at most four) lines under it in its block. */
+export function recipientLines(lines: TextLine[]): Set<TextLine> {
+  const out = new Set<TextLine>();
+  lines.forEach((line, i) => {
+    if (!RECIPIENT.test(line.text)) return;
+    out.add(line);
+    for (let j = i + 1; j < lines.length && j <= i + 4; j++) {
+      const next = lines[j]!;
+      if (next.page !== line.page || next.block !== line.block && j > i + 1 && next.bbox[1] - lines[j - 1]!.bbox[3] > 2 * (next.bbox[3] - next.bbox[1])) break;
+      out.add(next);
+    }
+  });
+  return out;
+}
+
+const squash = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '');
+
+/** Second-level names of the domains printed on the document ("azure-interior" from www.azure-interior.com or x@azure-interior.com). */
+function domainNames(entities: LocatedEntity[]): string[] {
+  const out: string[] = [];
+  for (const e of entities) {
+    if (e.type !== 'email' && e.type !== 'url') continue;
+    const host = e.type === 'email' ? String(e.value).split('@')[1] ?? '' : String(e.value).replace(/^[a-z]+:\/\//i, '').split(/[/:?#]/)[0]!;
+    const parts = host.toLowerCase().replace(/^www\./, '').split('.');
+    if (parts.length >= 2) out.push(squash(parts[parts.length - 2]!));
+  }
+  return out.filter((d) => d.length >= 4 && !/^(?:gmail|yahoo|hotmail|outlook|example|gmx|web|live|icloud|mail)$/.test(d));
+}
+
+/** A short line near the top of the first page whose letters are a printed domain's name. */
+export function nameFromDomain(lines: TextLine[], entities: LocatedEntity[], excluded: Set<TextLine>): TextLine | null {
+  const domains = domainNames(entities);
+  if (!domains.length) return null;
+  const firstPage = lines[0]?.page;
+  const top = lines.filter((l) => l.page === firstPage && !excluded.has(l)).slice(0, 15);
+  return top.find((l) => l.words.length <= 5 && l.words.length >= 1 && !/\d/.test(l.text) && !l.text.includes('@') && domains.includes(squash(l.text))) ?? null;
+}

@@ -1,0 +1,83 @@
+// The total of a receipt is what was paid: the amount tendered less the change given back. When a
+// document prints both ("CASH 50.00", "CHANGE 11.20"), that difference confirms one reading of the
+// total and weakens the others (a subtotal before tax, a total before rounding, the totals of the
+// tax summary printed after the payment). Sums printed after a tax summary heading or after the
+// payment lines are summary figures, never the amount payable.
+import type { TextLine } from '../entities/text.js';
+import { buildLabelIndex, findLabels } from './labels.js';
+import { type Candidate, type ScalarContext, labelCandidates, labelStops } from './scalars.js';
+import { type FieldSpec, schemaFields } from './schema-fields.js';
+
+const TENDER_SCHEMA = {
+  type: 'object',
+  properties: {
+    tendered: {
+      type: 'number',
+      'x-aliases': ['cash', 'tendered', 'tendered cash', 'cash tendered', 'amount tendered', 'payment', 'paid', 'pay', 'credit', 'credit card', 'card', 'visa', 'mastercard', 'master', 'debit', 'tunai', 'bar', 'gegeben', 'especes', 'efectivo', 'contant'],
+    },
+    change: { type: 'number', 'x-aliases': ['change', 'change due', 'cash change', 'change amt', 'change amount', 'baki', 'rueckgeld', 'ruckgeld', 'rendu', 'monnaie rendue', 'cambio', 'wisselgeld'] },
+  },
+};
+
+// Headings of the tax breakdown that receipts print after the total.
+const SUMMARY_HEADING = /^\W*(?:gst|tax|vat|sst|mwst|tva)\s*(?:summary|analysis|breakdown|details?)\b/i;
+
+const r3 = (v: number) => Math.round(Math.max(0, Math.min(1, v)) * 1000) / 1000;
+
+interface Paid {
+  /** Tendered less change (or the tendered amount alone when no change is printed). */
+  amount: number;
+  /** Reading order of the first payment line: totals come before it. */
+  order: number;
+  withChange: boolean;
+}
+
+/** The amount tendered and the change, read with the same label machinery as template fields. */
+function paid(ctx: ScalarContext): Paid | null {
+  // Cheap test first: most documents have no payment lines at all.
+  if (!ctx.lines.some((l) => /\b(?:cash|change|tender|paid|payment|credit|visa|tunai|baki)\b/i.test(l.text))) return null;
+  const fields = schemaFields(TENDER_SCHEMA);
+  const index = buildLabelIndex(fields);
+  const matches = findLabels(index, ctx.lines, true);
+  const stops = labelStops(matches);
+  const best = (field: FieldSpec, i: number): Candidate | null => {
+    const found = labelCandidates(field, { ...ctx, labelKeyValues: [], labelCells: [] }, matches.filter((m) => m.field === i), stops).filter((c) => typeof c.value === 'number' && c.value >= 0);
+    return found.sort((a, b) => b.confidence - a.confidence || a.order - b.order)[0] ?? null;
+  };
+  const tendered = best(fields[0]!, 0);
+  if (!tendered) return null;
+  const change = best(fields[1]!, 1);
+  const t = tendered.value as number;
+  if (change && (change.value as number) < t) return { amount: Math.round((t - (change.value as number)) * 100) / 100, order: tendered.order, withChange: true };
+  return { amount: t, order: tendered.order, withChange: false };
+}
+
+/** The line order where summary figures begin (a tax summary heading), or Infinity. */
+function summaryStart(lines: TextLine[]): number {
+  return lines.find((l) => SUMMARY_HEADING.test(l.text))?.order ?? Number.POSITIVE_INFINITY;
+}
+
+const same = (a: unknown, b: number) => typeof a === 'number' && Math.abs(a - b) < 0.005;
+
+/**
+ * The total's candidates weighed against what was paid and where they are printed. A candidate
+ * equal to the amount paid gains; one in the tax summary or after the payment loses; when no
+ * candidate equals an amount paid with change given, the printed amount that does is added.
+ */
+export function weighTotalCandidates(candidates: Candidate[], ctx: ScalarContext): Candidate[] {
+  const cut = summaryStart(ctx.lines);
+  const payment = paid(ctx);
+  const out = candidates.map((c) => {
+    let confidence = c.confidence;
+    if (c.order >= cut) confidence *= 0.6;
+    else if (payment && c.order > payment.order && !same(c.value, payment.amount)) confidence *= 0.75;
+    if (payment && same(c.value, payment.amount)) confidence = payment.withChange ? Math.max(confidence, 0.8) + 0.1 : confidence + 0.05;
+    else if (payment?.withChange) confidence *= 0.85;
+    return { ...c, confidence: r3(confidence) };
+  });
+  if (payment?.withChange && !out.some((c) => same(c.value, payment.amount))) {
+    const printed = ctx.entities.find((e) => e.type === 'money' && e.line.order <= payment.order && same((e.value as { amount: number }).amount, payment.amount));
+    if (printed) out.push({ value: payment.amount, confidence: 0.75, evidence: [{ page: printed.page, bbox: printed.bbox, text: printed.text }], source: 'entity', order: printed.line.order });
+  }
+  return out;
+}

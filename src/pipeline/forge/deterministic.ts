@@ -1,0 +1,172 @@
+// The forge without a model. Iteration 1 infers a candidate from the samples:
+// - the schema their key-values, tables and identifiers share (fields in at least half of them);
+// - each field of the expected outputs, labelled by the printed key whose value equals the
+//   expected value on the most samples;
+// - the rules that hold on every sample: required, pattern (the value's shape), date, IBAN
+//   checksum, and `a + b = c` between amounts.
+// Each later iteration refines the last one: the next label for an expected field that disagreed,
+// without the fields most samples leave empty and without the rules that failed on a sample.
+import { proposeDraft, commonSchema } from '../classify/draft-schema.js';
+import { runEntities } from '../extract/index.js';
+import { foldLabel } from '../classify/fingerprint.js';
+import { type Evaluation, type ForgeCandidate, type ForgeSample, evaluate, sameValue } from './score.js';
+import type { ForgeProposer, Proposal, ProposerContext } from './proposer.js';
+
+type Props = Record<string, Record<string, unknown>>;
+
+function typeOfExpected(value: unknown): Record<string, unknown> {
+  if (typeof value === 'number') return { type: 'number' };
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)) return { type: 'string', format: 'date' };
+  return { type: 'string' };
+}
+
+/** Printed labels whose value is the expected one, best first (how many samples agree). */
+export function labelOptions(field: string, samples: ForgeSample[]): string[] {
+  const votes = new Map<string, number>();
+  for (const s of samples) {
+    const want = s.expected?.[field];
+    if (want === undefined || want === null || typeof want === 'object') continue;
+    const seen = new Set<string>();
+    const paired = new Set<string>();
+    for (const page of s.canonical.pages) {
+      for (const kv of page.key_values) {
+        const label = kv.key.replace(/[:\s]+$/, '').trim();
+        if (label && !seen.has(label) && sameValue(want, kv.value)) {
+          seen.add(label);
+          paired.add(label);
+        }
+      }
+    }
+    for (const line of s.canonical.text.split('\n')) {
+      const at = line.indexOf(String(want));
+      if (at <= 0) continue;
+      const label = line.slice(0, at).split(/\s{2,}/).pop()?.replace(/[:\s#]+$/, '').trim() ?? '';
+      if (label.length >= 2 && /\p{L}/u.test(label) && !seen.has(label)) seen.add(label);
+    }
+    // A label the layout paired with the value counts more than text found before it on a line.
+    for (const label of seen) votes.set(label, (votes.get(label) ?? 0) + (paired.has(label) ? 1.5 : 1));
+  }
+  return [...votes].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length).map(([label]) => label);
+}
+
+/** "F 1234K20/1234/12" → "^[A-Z] \d{4}[A-Z]\d{2}/\d{4}/\d{2}$" when every sample has that shape. */
+export function shapePattern(values: string[]): string | null {
+  const shapeOf = (v: string) =>
+    v.replace(/[A-Z]/g, 'A').replace(/[a-z]/g, 'a').replace(/\d/g, '9');
+  const shapes = new Set(values.map(shapeOf));
+  if (shapes.size !== 1) return null;
+  const shape = [...shapes][0]!;
+  if (shape.length > 60 || !/[A9]/.test(shape)) return null;
+  const cls: Record<string, string> = { A: '[A-Z]', a: '[a-z]', '9': '\\d' };
+  let out = '';
+  for (const run of shape.match(/(.)\1*/g) ?? []) {
+    const c = run[0]!;
+    const unit = cls[c] ?? c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    out += run.length > 1 ? `${unit}{${run.length}}` : unit;
+  }
+  return `^${out}$`;
+}
+
+const isEmpty = (v: unknown) => v === null || v === undefined || v === '';
+
+export function inferRules(schema: Record<string, unknown>, data: Record<string, unknown>[]): Record<string, unknown>[] {
+  const props = (schema.properties ?? {}) as Props;
+  const rules: Record<string, unknown>[] = [];
+  const numeric: string[] = [];
+  for (const [name, def] of Object.entries(props)) {
+    if (def.type === 'array' || def.type === 'object') continue;
+    const values = data.map((d) => d[name]);
+    if (!values.length || values.some(isEmpty)) continue;
+    rules.push({ kind: 'required', field: name, severity: 'warn', message: `${name} is on every sample.` });
+    if (def.format === 'date') rules.push({ kind: 'date', field: name, severity: 'warn', message: `${name} is a date.` });
+    else if (def.type === 'number' && values.every((v) => typeof v === 'number')) numeric.push(name);
+    else if (values.every((v) => typeof v === 'string')) {
+      const pattern = shapePattern(values as string[]);
+      if (pattern) rules.push({ kind: 'pattern', field: name, params: { pattern }, severity: 'warn', message: `${name} has the shape every sample has.` });
+    }
+    if (/iban/i.test(name)) rules.push({ kind: 'checksum', field: name, params: { algorithm: 'iban' }, severity: 'warn', message: `${name} is a valid IBAN.` });
+  }
+  const nums = numeric.slice(0, 8);
+  for (const c of nums) {
+    for (const a of nums) {
+      for (const b of nums) {
+        if (a >= b || a === c || b === c) continue;
+        if (data.every((d) => Math.abs((d[a] as number) + (d[b] as number) - (d[c] as number)) <= 0.02)) {
+          rules.push({ kind: 'arithmetic', params: { expression: `${a} + ${b} = ${c}`, tolerance: 0.02 }, severity: 'warn', message: `${a} + ${b} = ${c} on every sample.` });
+        }
+      }
+    }
+  }
+  return rules;
+}
+
+export class DeterministicProposer implements ForgeProposer {
+  readonly name = 'deterministic';
+  private labels = new Map<string, { options: string[]; at: number }>();
+
+  async propose(ctx: ProposerContext): Promise<Proposal | null> {
+    const candidate = ctx.previous ? this.refine(ctx.samples, ctx.previous.candidate, ctx.previous.evaluation) : this.initial(ctx.samples, ctx.hint);
+    if (!candidate) return null;
+    return { ...candidate, tokens: 0, dollars: 0 };
+  }
+
+  private initial(samples: ForgeSample[], hint: string | null): { candidate: ForgeCandidate; notes: string } {
+    const drafts = samples.map((s) => proposeDraft(s.canonical, runEntities(s.canonical, { generic_entities_enabled: true }), null).json_schema);
+    const common = commonSchema(drafts, 0.5);
+    const props = { ...((common.json_schema.properties ?? {}) as Props) };
+    const expectedFields = new Set<string>();
+    for (const s of samples) for (const [k, v] of Object.entries(s.expected ?? {})) if (v === null || typeof v !== 'object') expectedFields.add(k);
+    const labelled: string[] = [];
+    for (const field of expectedFields) {
+      const options = labelOptions(field, samples);
+      this.labels.set(field, { options, at: 0 });
+      const example = samples.find((s) => s.expected?.[field] !== undefined)?.expected?.[field];
+      const label = options[0];
+      // An inferred field printed under the same label gives way to the expected field.
+      if (label) for (const [name, def] of Object.entries(props)) if (((def['x-aliases'] as string[] | undefined) ?? []).some((a) => foldLabel(a) === foldLabel(label))) delete props[name];
+      props[field] = { ...typeOfExpected(example), ...(label ? { 'x-aliases': [label] } : {}) };
+      if (label) labelled.push(`${field} ← "${label}"`);
+    }
+    const schema = { type: 'object', properties: props };
+    const data = evaluate({ json_schema: schema, validation_rules: [], prompt_overlay: '' }, samples).data;
+    const rules = inferRules(schema, data);
+    return {
+      candidate: { json_schema: schema, validation_rules: rules, prompt_overlay: hint ?? '' },
+      notes: `Schema from ${samples.length} sample(s): ${common.kept.length} shared field(s) kept, ${common.dropped.length} dropped; ${labelled.length ? `expected fields labelled ${labelled.join(', ')}` : 'no expected outputs'}; ${rules.length} rule(s) hold on every sample.`,
+    };
+  }
+
+  private refine(samples: ForgeSample[], last: ForgeCandidate, evaluation: Evaluation): { candidate: ForgeCandidate; notes: string } | null {
+    const props = { ...((last.json_schema.properties ?? {}) as Props) };
+    const changes: string[] = [];
+    const disagreeing = new Set(evaluation.disagreements.map((d) => d.field));
+    for (const field of disagreeing) {
+      const state = this.labels.get(field);
+      const wanted = samples.map((x) => x.expected?.[field]).filter((v): v is string => typeof v === 'string');
+      const pattern = props[field]?.type === 'string' && !props[field]?.pattern && wanted.length ? shapePattern(wanted) : null;
+      if (pattern) {
+        // Tighten first: the value's shape, as every expected value has it.
+        props[field] = { ...props[field], pattern };
+        changes.push(`${field} takes the value of shape ${pattern}`);
+      } else if (state && state.at + 1 < state.options.length) {
+        state.at++;
+        props[field] = { ...props[field], 'x-aliases': [state.options[state.at]!] };
+        changes.push(`${field} now labelled "${state.options[state.at]}"`);
+      }
+    }
+    for (const [name, share] of Object.entries(evaluation.coverage)) {
+      if (share < 0.5 && !this.labels.has(name) && props[name]) {
+        delete props[name];
+        changes.push(`dropped ${name} (empty on most samples)`);
+      }
+    }
+    const rules = last.validation_rules.filter((rule, i) => {
+      if (!evaluation.failedRules.includes(i)) return true;
+      changes.push(`dropped rule ${String(rule.kind)}${rule.field ? ` on ${String(rule.field)}` : ''}`);
+      return false;
+    });
+    const alive = rules.filter((r) => !r.field || props[r.field as string]);
+    if (!changes.length) return null;
+    return { candidate: { json_schema: { type: 'object', properties: props }, validation_rules: alive, prompt_overlay: last.prompt_overlay }, notes: `Refined: ${changes.join('; ')}.` };
+  }
+}

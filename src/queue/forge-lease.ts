@@ -1,0 +1,109 @@
+// The forge queue: forge_jobs rows claimed, leased and settled like document jobs (claim.ts,
+// lease.ts): one SKIP LOCKED statement claims, heartbeats extend the lease and read the abort
+// flag, and only the lease holder may record an iteration or settle. A claim also takes over a
+// run whose lease lapsed (its worker died), up to max_attempts; past that it fails.
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { ForgeJobRow, ForgeStatus } from '../db/classification-schema.js';
+import { newId } from '../lib/ids.js';
+
+export async function claimForgeJob(db: Db, workerId: string, leaseSeconds: number): Promise<ForgeJobRow | null> {
+  const { rows } = await sql<ForgeJobRow>`
+    UPDATE forge_jobs
+       SET status = 'running',
+           lease_owner = ${workerId},
+           lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
+           attempts = attempts + 1,
+           started_at = coalesce(started_at, now()),
+           updated_at = now()
+     WHERE id = (
+           SELECT id FROM forge_jobs
+            WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < now()))
+              AND attempts < max_attempts
+            ORDER BY created_at, id
+            FOR UPDATE SKIP LOCKED
+            LIMIT 1)
+    RETURNING *`.execute(db);
+  return rows[0] ?? null;
+}
+
+/** Runs whose lease lapsed after their last attempt: failed, with the reason. */
+export async function failExhaustedForgeJobs(db: Db): Promise<number> {
+  const res = await db
+    .updateTable('forge_jobs')
+    .set({
+      status: 'failed',
+      failure_message: 'The forge worker stopped responding on every attempt. Submit the forge job again.',
+      lease_owner: null,
+      lease_expires_at: null,
+      finished_at: sql`now()`,
+      updated_at: sql`now()`,
+    })
+    .where('status', '=', 'running')
+    .where('lease_expires_at', '<', sql<Date>`now()`)
+    .where(sql<boolean>`attempts >= max_attempts`)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+export async function forgeHeartbeat(db: Db, id: string, workerId: string, leaseSeconds: number): Promise<{ held: boolean; abortRequested: boolean }> {
+  const row = await db
+    .updateTable('forge_jobs')
+    .set({ lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})` })
+    .where('id', '=', id)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'running')
+    .returning('abort_requested')
+    .executeTakeFirst();
+  return { held: !!row, abortRequested: row?.abort_requested ?? false };
+}
+
+export interface IterationRecord {
+  number: number;
+  candidate: Record<string, unknown>;
+  scores: Record<string, number>;
+  tokens: number;
+  dollars: number;
+  notes: string;
+  isBest: boolean;
+}
+
+/** Records an iteration and the job's running totals, only while the lease is held. */
+export async function recordIteration(db: Db, job: ForgeJobRow, workerId: string, it: IterationRecord): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const id = newId('fgi');
+    const updated = await tx
+      .updateTable('forge_jobs')
+      .set({
+        iterations_count: it.number,
+        tokens: sql`tokens + ${it.tokens}`,
+        dollars: sql`dollars + ${it.dollars}`,
+        ...(it.isBest ? { best_iteration_id: id, best_score: it.scores.overall ?? 0 } : {}),
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', job.id)
+      .where('lease_owner', '=', workerId)
+      .where('status', '=', 'running')
+      .returning('id')
+      .executeTakeFirst();
+    if (!updated) return false;
+    await tx
+      .insertInto('forge_iterations')
+      .values({ id, tenant_id: job.tenant_id, forge_job_id: job.id, number: it.number, candidate: JSON.stringify(it.candidate), scores: JSON.stringify(it.scores), tokens: it.tokens, dollars: it.dollars, notes: it.notes })
+      .onConflict((oc) => oc.columns(['forge_job_id', 'number']).doUpdateSet({ id, candidate: JSON.stringify(it.candidate), scores: JSON.stringify(it.scores), notes: it.notes }))
+      .execute();
+    return true;
+  });
+}
+
+export async function settleForgeJob(db: Db, job: ForgeJobRow, workerId: string, status: ForgeStatus, failureMessage: string | null = null): Promise<boolean> {
+  const row = await db
+    .updateTable('forge_jobs')
+    .set({ status, failure_message: failureMessage, lease_owner: null, lease_expires_at: null, finished_at: sql`now()`, updated_at: sql`now()` })
+    .where('id', '=', job.id)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'running')
+    .returning('id')
+    .executeTakeFirst();
+  return !!row;
+}

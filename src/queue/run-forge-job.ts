@@ -1,0 +1,83 @@
+// One run of one claimed forge job: load the samples' canonical output, run the forge loop with a
+// checkpoint (heartbeat + abort flag) before every iteration, record each iteration, settle.
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.js';
+import type { ForgeJobRow } from '../db/classification-schema.js';
+import { findJob } from '../domain/documents/jobs.repository.js';
+import type { CanonicalJson } from '../pipeline/index.js';
+import { DeterministicProposer } from '../pipeline/forge/deterministic.js';
+import type { ForgeProposer } from '../pipeline/forge/proposer.js';
+import { runForge } from '../pipeline/forge/run-forge.js';
+import type { ForgeSample } from '../pipeline/forge/score.js';
+import { forgeHeartbeat, recordIteration, settleForgeJob } from './forge-lease.js';
+
+export interface ForgeRunDeps {
+  db: Db;
+  log: Logger;
+  leaseSeconds: number;
+  /** The proposer for a job (a model-driven one when the job names a forge endpoint). */
+  proposerFor?: (job: ForgeJobRow) => ForgeProposer;
+}
+
+class Stop extends Error {
+  constructor(readonly why: 'aborted' | 'lease_lost' | 'shutdown') {
+    super(why);
+  }
+}
+
+async function loadSamples(db: Db, job: ForgeJobRow): Promise<ForgeSample[]> {
+  const expected = (job.expected_outputs ?? {}) as Record<string, Record<string, unknown>>;
+  const samples: ForgeSample[] = [];
+  for (const id of job.sample_job_ids) {
+    const row = await findJob(db, job.tenant_id, id);
+    const canonical = (row?.result as { canonical?: CanonicalJson } | null)?.canonical;
+    if (!row || row.deleted_at || !canonical) throw new Error(`Sample job ${id} no longer has a canonical output (it was deleted or reprocessed). Submit the forge job again without it.`);
+    samples.push({ job_id: id, canonical, expected: expected[id] ?? null });
+  }
+  return samples;
+}
+
+export async function runForgeJob(deps: ForgeRunDeps, job: ForgeJobRow, workerId: string, shutdown: AbortSignal): Promise<void> {
+  const { db, log } = deps;
+  const checkpoint = async () => {
+    if (shutdown.aborted) throw new Stop('shutdown');
+    const beat = await forgeHeartbeat(db, job.id, workerId, deps.leaseSeconds);
+    if (!beat.held) throw new Stop('lease_lost');
+    if (beat.abortRequested) throw new Stop('aborted');
+  };
+  try {
+    const samples = await loadSamples(db, job);
+    const proposer = deps.proposerFor?.(job) ?? new DeterministicProposer();
+    const started = job.started_at ? new Date(job.started_at).getTime() : Date.now();
+    const result = await runForge(samples, job.hint, proposer, { maxIterations: job.limits.max_iterations, maxDollars: job.limits.max_dollars, deadline: started + job.limits.max_wall_seconds * 1000 }, {
+      checkpoint,
+      onIteration: async (it, isBest) => {
+        const ok = await recordIteration(db, job, workerId, {
+          number: it.number,
+          candidate: it.proposal.candidate as unknown as Record<string, unknown>,
+          scores: it.evaluation.scores as unknown as Record<string, number>,
+          tokens: it.proposal.tokens,
+          dollars: it.proposal.dollars,
+          notes: `${it.proposal.notes}${it.evaluation.disagreements.length ? ` ${it.evaluation.disagreements.length} disagreement(s) with the expected outputs: ${it.evaluation.disagreements.slice(0, 5).map((d) => `${d.field} on ${d.job_id}`).join(', ')}.` : ''}`,
+          isBest,
+        });
+        if (!ok) throw new Stop('lease_lost');
+      },
+    });
+    await checkpoint();
+    if (!result.best) await settleForgeJob(db, job, workerId, 'failed', 'The forge produced no candidate from these samples. Add samples that have key-value pairs or tables, or a hint.');
+    else await settleForgeJob(db, job, workerId, 'succeeded');
+    log.info({ forgeJobId: job.id, tenantId: job.tenant_id, iterations: result.iterations, stop: result.stopReason, best: result.best?.evaluation.scores.overall }, 'forge job settled');
+  } catch (err) {
+    if (err instanceof Stop) {
+      if (err.why === 'aborted') await settleForgeJob(db, job, workerId, 'aborted', 'Aborted at your request.');
+      else if (err.why === 'shutdown') {
+        // Back to the queue without counting the attempt: another worker picks it up.
+        await db.updateTable('forge_jobs').set({ status: 'queued', lease_owner: null, lease_expires_at: null, attempts: job.attempts - 1 }).where('id', '=', job.id).where('lease_owner', '=', workerId).where('status', '=', 'running').execute();
+      }
+      return;
+    }
+    log.error({ err, forgeJobId: job.id }, 'forge job failed');
+    await settleForgeJob(db, job, workerId, 'failed', (err as Error).message || 'The forge failed unexpectedly. Submit the forge job again.');
+  }
+}

@@ -1,0 +1,97 @@
+// One poll of one source: every file not seen before (by name and fingerprint) becomes exactly
+// one job with the connection's template_id and processing_mode. The file is remembered in the
+// same transaction that creates its job, under a unique key, so a crash before the commit leaves
+// nothing (the next poll takes the file again) and a crash after leaves both: never a second job.
+// Then files whose job has ended get config.after: kept, moved to processed/, or deleted.
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { openStore } from '../connectors/index.js';
+import { PROCESSED_DIR } from '../connectors/types.js';
+import type { Connection } from '../db/connections-schema.js';
+import type { Db } from '../db/database.js';
+import type { ProcessingMode } from '../db/documents-schema.js';
+import { openCredentials } from '../domain/connections/connections.service.js';
+import { PRIORITY_BATCH, insertJob } from '../domain/documents/submit.service.js';
+import { sniffUpload } from '../domain/documents/upload-sniff.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import type { GuardOptions } from '../lib/ssrf-guard.js';
+import { notifyQueued } from '../queue/notify.js';
+import { storeStaged } from '../storage/blob-registry.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { discardStaged, stageStream } from '../storage/staging.js';
+import { filesAwaitingAfter, knownFiles, linkJob, markAfterDone, rememberFile } from './source-files.repository.js';
+
+export interface PollDeps {
+  db: Db;
+  box: SecretBox;
+  blobs: BlobStore;
+  config: Config;
+  guard: GuardOptions;
+  log: Logger;
+}
+
+export interface PollReport {
+  listed: number;
+  created: string[];
+  afterDone: number;
+}
+
+export async function pollSource(deps: PollDeps, connection: Connection): Promise<PollReport> {
+  const store = openStore({ protocol: connection.protocol, config: connection.config, credentials: openCredentials(deps.box, connection) }, deps);
+  const report: PollReport = { listed: 0, created: [], afterDone: 0 };
+  try {
+    const files = await store.list();
+    report.listed = files.length;
+    const known = await knownFiles(deps.db, connection.id);
+    for (const file of files) {
+      if (known.has(`${file.name}\0${file.fingerprint}`)) continue;
+      const jobId = await takeFile(deps, connection, file, await store.read(file.name));
+      if (jobId) report.created.push(jobId);
+    }
+    const after = (connection.config.after as string | undefined) ?? 'keep';
+    for (const done of await filesAwaitingAfter(deps.db, connection.id)) {
+      if (after === 'move') await store.move(done.path, PROCESSED_DIR);
+      else if (after === 'delete') await store.remove(done.path);
+      await markAfterDone(deps.db, done.id);
+      report.afterDone++;
+    }
+  } finally {
+    await store.close();
+  }
+  return report;
+}
+
+async function takeFile(deps: PollDeps, connection: Connection, file: { name: string; size: number; fingerprint: string }, stream: AsyncIterable<Buffer>): Promise<string | null> {
+  const staged = await stageStream(stream, deps.blobs.stagingDir, deps.config.maxUploadBytes);
+  try {
+    const verdict = await sniffUpload(staged);
+    await storeStaged(deps.db, deps.blobs, staged);
+    const mode = (connection.config.processing_mode as ProcessingMode | undefined) ?? 'extraction';
+    return await deps.db.transaction().execute(async (tx) => {
+      const remembered = await rememberFile(tx, { tenant_id: connection.tenant_id, connection_id: connection.id, path: file.name, fingerprint: file.fingerprint, size_bytes: file.size });
+      if (remembered === null) return null;
+      const job = await insertJob(tx, {
+        tenantId: connection.tenant_id,
+        actor: null,
+        batchId: null,
+        settings: {
+          processing_mode: mode,
+          template_id: (connection.config.template_id as string | undefined) ?? null,
+          page_range: null,
+          page_cap_policy: 'fail',
+          destination_connection_id: null,
+        },
+        metadata: { source: { connection_id: connection.id, path: file.name } },
+        file: { filename: file.name, staged },
+        verdict,
+        priority: PRIORITY_BATCH,
+        maxAttempts: deps.config.jobMaxAttempts,
+      });
+      await linkJob(tx, remembered, job.id);
+      await notifyQueued(tx);
+      return job.id;
+    });
+  } finally {
+    await discardStaged(staged);
+  }
+}

@@ -1,0 +1,66 @@
+// SQL of sources: claiming a due connection, and the files each one has turned into jobs.
+import { sql } from 'kysely';
+import type { Connection } from '../db/connections-schema.js';
+import type { Db, Tx } from '../db/database.js';
+
+export const DEFAULT_POLL_SECONDS = 60;
+
+/**
+ * Takes one source connection whose poll is due and moves its next poll a full interval ahead, in
+ * one statement: with any number of workers, each poll of a connection goes to exactly one of them.
+ */
+export async function claimDueSource(db: Db): Promise<Connection | null> {
+  const { rows } = await sql<Connection>`
+    UPDATE connections
+       SET next_poll_at = now() + make_interval(secs => coalesce((config->>'poll_seconds')::int, ${DEFAULT_POLL_SECONDS})),
+           last_polled_at = now()
+     WHERE id = (
+           SELECT id FROM connections
+            WHERE deleted_at IS NULL AND direction IN ('source', 'both') AND next_poll_at <= now()
+            ORDER BY next_poll_at, id
+            FOR UPDATE SKIP LOCKED
+            LIMIT 1)
+    RETURNING *`.execute(db);
+  return rows[0] ?? null;
+}
+
+export async function recordPollError(db: Db, connectionId: string, error: string | null): Promise<void> {
+  await db.updateTable('connections').set({ last_poll_error: error }).where('id', '=', connectionId).execute();
+}
+
+/** Fingerprints already turned into jobs, as "<name>\0<fingerprint>". */
+export async function knownFiles(db: Db, connectionId: string): Promise<Set<string>> {
+  const rows = await db.selectFrom('source_files').select(['path', 'fingerprint']).where('connection_id', '=', connectionId).execute();
+  return new Set(rows.map((r) => `${r.path}\0${r.fingerprint}`));
+}
+
+/** Claims a file for a job inside the job's transaction; false when another poll already has it. */
+export async function rememberFile(tx: Tx, row: { tenant_id: string; connection_id: string; path: string; fingerprint: string; size_bytes: number }): Promise<number | null> {
+  const inserted = await tx
+    .insertInto('source_files')
+    .values(row)
+    .onConflict((oc) => oc.columns(['connection_id', 'path', 'fingerprint']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted?.id ?? null;
+}
+
+export async function linkJob(tx: Tx, id: number, jobId: string): Promise<void> {
+  await tx.updateTable('source_files').set({ job_id: jobId }).where('id', '=', id).execute();
+}
+
+/** Files whose job has ended and whose after-action (keep, move, delete) has not run yet. */
+export async function filesAwaitingAfter(db: Db, connectionId: string): Promise<{ id: number; path: string }[]> {
+  return db
+    .selectFrom('source_files')
+    .innerJoin('jobs', 'jobs.id', 'source_files.job_id')
+    .select(['source_files.id', 'source_files.path'])
+    .where('source_files.connection_id', '=', connectionId)
+    .where('source_files.after_done_at', 'is', null)
+    .where('jobs.status', 'in', ['completed', 'needs_review', 'rejected', 'failed'])
+    .execute();
+}
+
+export async function markAfterDone(db: Db, id: number): Promise<void> {
+  await db.updateTable('source_files').set({ after_done_at: sql`now()` }).where('id', '=', id).execute();
+}

@@ -1,0 +1,286 @@
+// The web console in a real browser (Debian's chromium via playwright-core) against the real
+// server, database and workers: sign in, upload real invoices, watch them settle, open a job's
+// page with its layout boxes, review with the keyboard, build and test a template, and change and
+// reset a policy value. Each test saves a screenshot of its main screen.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiClient, apiClient } from '../helpers/api-client.js';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { data, waitFor } from '../helpers/documents.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, type Harness, startHarness } from '../helpers/harness.js';
+import { ensureWebBuilt } from '../helpers/web-build.js';
+
+const AZURE = data('invoice2data/compare/AzureInterior.pdf');
+const CAMELOT = data('invoice2data/files/camelot-example.pdf');
+
+let h: Harness;
+let api: ApiClient;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  await ensureWebBuilt();
+  h = await startHarness({}, { workers: 1 });
+  api = apiClient(h.baseUrl, { token: await h.adminToken() });
+  // A template whose rule fails on this invoice, so its job waits for review.
+  const strict = await api.POST('/v1/templates', {
+    body: {
+      name: 'strict-invoice',
+      json_schema: { type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number', 'x-aliases': ['amount', 'total amount'] }, po_number: { type: 'string', description: 'purchase order number' } } },
+      validation_rules: [{ kind: 'required', field: 'po_number', severity: 'error', message: 'The purchase order number is missing.' }],
+    },
+  });
+  expect(strict.response.status).toBe(201);
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.setDefaultTimeout(20_000);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+const jobRow = (name: string) => page.locator('table[aria-label="Jobs"] tbody tr', { hasText: name });
+
+async function jobsNamed(name: string) {
+  const list = await api.GET('/v1/documents', { params: { query: { q: name } } });
+  return list.data?.items ?? [];
+}
+
+describe('the web console', () => {
+  it('signs in', async () => {
+    await page.goto(`${h.baseUrl}/app/`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await screenshot(page, 'sign-in');
+    await page.getByLabel('Email').fill(ADMIN_EMAIL);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/\S/);
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Documents' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Main' }).textContent()).toContain(ADMIN_EMAIL);
+  });
+
+  it('uploads a real invoice with its template chosen up front, with per-file progress', async () => {
+    await page.getByLabel('Template').selectOption({ label: 'strict-invoice' });
+    await page.getByLabel('Mode').selectOption('extraction');
+    await page.getByLabel('Choose files to upload').setInputFiles([AZURE]);
+    const row = page.locator('ul[aria-label="Uploads"] li', { hasText: 'AzureInterior.pdf' });
+    await row.getByRole('link').waitFor();
+    expect(await row.locator('progress').getAttribute('value')).toBe('1');
+    const [job] = await jobsNamed('AzureInterior');
+    expect(job).toMatchObject({ original_filename: 'AzureInterior.pdf', processing_mode: 'extraction' });
+    expect(job!.template_id).toBeTruthy();
+  });
+
+  it('watches jobs settle in the live list', async () => {
+    await page.getByLabel('Template').selectOption({ label: 'Auto-classify' });
+    await page.getByLabel('Mode').selectOption('canonical');
+    await page.getByLabel('Choose files to upload').setInputFiles([CAMELOT]);
+    // The list polls: no reload, the statuses change on their own.
+    await jobRow('camelot-example.pdf').locator('.badge-completed').waitFor({ timeout: 60_000 });
+    await jobRow('AzureInterior.pdf').locator('.badge-needs_review').waitFor({ timeout: 60_000 });
+    await page.getByLabel('Status').selectOption('completed');
+    await expect.poll(() => page.locator('table[aria-label="Jobs"] tbody tr').count()).toBe(1);
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Search').fill('camelot');
+    await expect.poll(() => page.locator('table[aria-label="Jobs"] tbody tr').count()).toBe(1);
+    await page.getByLabel('Search').fill('');
+    await screenshot(page, 'documents');
+  }, 90_000);
+
+  it('opens a job and finds the page image with the layout boxes over it', async () => {
+    await jobRow('camelot-example.pdf').getByRole('link').click();
+    await page.getByRole('heading', { name: 'camelot-example.pdf' }).waitFor();
+    const image = page.locator('figure.page-view img');
+    await image.waitFor();
+    // The page image is drawn on its first download: wait for it as a user would.
+    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), { timeout: 20_000 }).toBeGreaterThan(100);
+    const boxes = page.locator('figure.page-view svg rect.box');
+    expect(await boxes.count()).toBeGreaterThan(3);
+    expect(await page.locator('figure.page-view svg rect.box-table').count()).toBeGreaterThan(0);
+    // The boxes sit on the image: the overlay covers it exactly.
+    const [img, svg] = await Promise.all([image.boundingBox(), page.locator('figure.page-view svg').boundingBox()]);
+    expect(svg).toEqual(img);
+    expect(await page.getByRole('button', { name: 'Reprocess' }).isVisible()).toBe(true);
+    expect(await page.locator('ul.artifacts li').count()).toBeGreaterThan(1);
+    await screenshot(page, 'job-detail');
+  });
+
+  it('goes through a review with the keyboard: edit one field, accept, and the job is completed', async () => {
+    await page.getByRole('link', { name: 'Reviews' }).click();
+    await page.locator('table[aria-label="Reviews"] tbody tr', { hasText: 'AzureInterior.pdf' }).getByRole('link').click();
+    await page.getByRole('heading', { name: /Review: AzureInterior/ }).waitFor();
+    // The riskiest field comes first, with its reason, and has the focus.
+    const first = page.locator('.fields .field').first();
+    expect(await first.locator('label').textContent()).toBe('po_number');
+    expect(await first.locator('.reasons').textContent()).toContain('purchase order number is missing');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('field-0');
+    // Clicking a field shows its evidence on the page.
+    await page.locator('#field-1').focus();
+    await page.locator('figure.page-view img').waitFor();
+    await page.locator('svg rect.box-highlight').waitFor();
+    await screenshot(page, 'review');
+    await page.keyboard.press('Shift+Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('field-0');
+    // A word clicked on the page fills the focused field (and the focus stays in it).
+    await page.locator('svg rect.word', { has: page.locator('title', { hasText: /^CUSTREF123$/ }) }).click();
+    expect(await page.locator('#field-0').inputValue()).toBe('CUSTREF123');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('field-0');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('PO-4711');
+    await page.keyboard.press('Control+Enter');
+    await page.getByRole('status').filter({ hasText: 'The job is completed' }).waitFor();
+    await page.locator('.badge-completed').first().waitFor();
+    const [job] = await jobsNamed('AzureInterior');
+    const stored = await api.GET('/v1/documents/{job_id}', { params: { path: { job_id: job!.job_id } } });
+    expect(stored.data?.status).toBe('completed');
+    expect((stored.data?.result as { extraction: { data: Record<string, unknown> } }).extraction.data.po_number).toBe('PO-4711');
+  }, 60_000);
+
+  it('creates a template with one rule and tests it on a processed job', async () => {
+    await page.getByRole('link', { name: 'Templates' }).click();
+    await page.getByRole('link', { name: 'New template' }).click();
+    await page.getByRole('heading', { name: 'New template' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('browser-invoice');
+    await page.getByLabel('Field 1 name').fill('invoice_number');
+    await page.getByRole('button', { name: 'Add field' }).click();
+    await page.getByLabel('Field 2 name').fill('total');
+    await page.getByLabel('Field 2 type').selectOption('number');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByLabel('Rule 1 kind').selectOption('required');
+    await page.getByLabel('Rule 1 field').fill('invoice_number');
+    await page.getByLabel('Rule 1 params').fill('');
+    await page.getByLabel('Rule 1 message').fill('Every invoice has a number.');
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.getByRole('heading', { name: 'Template browser-invoice' }).waitFor();
+    const list = await api.GET('/v1/templates', { params: { query: { limit: 50 } } });
+    const created = list.data!.items.find((t) => t.name === 'browser-invoice')!;
+    expect(created.validation_rules).toEqual([{ kind: 'required', field: 'invoice_number', severity: 'error', message: 'Every invoice has a number.' }]);
+    expect((created.json_schema as { properties: object }).properties).toEqual({ invoice_number: { type: 'string' }, total: { type: 'number' } });
+
+    await page.getByLabel('or a processed job').selectOption({ label: 'AzureInterior.pdf' });
+    await page.getByRole('button', { name: 'Run test' }).click();
+    const result = page.getByRole('region', { name: 'Test result' });
+    await result.waitFor({ timeout: 30_000 });
+    expect(await result.textContent()).toContain('INV/2023/03/0008');
+    // The result is drawn on the tested job's page: one box per field found there.
+    await result.locator('figure.page-view img').waitFor();
+    expect(await result.locator('svg rect.box-mark').count()).toBe(2);
+    await result.getByRole('table', { name: 'Test fields' }).scrollIntoViewIfNeeded();
+    await page.evaluate(() => window.scrollBy(0, 200));
+    await screenshot(page, 'template-editor');
+
+    // A second version, and the difference between the two.
+    await page.getByLabel('Rule 1 severity').selectOption('warn');
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.getByText('version 2').waitFor();
+    const diff = page.getByLabel('Differences');
+    await diff.waitFor();
+    expect(await diff.locator('.diff-removed').allTextContents()).toEqual([expect.stringContaining('"severity": "error"')]);
+    expect(await diff.locator('.diff-added').allTextContents()).toEqual([expect.stringContaining('"severity": "warn"')]);
+  }, 60_000);
+
+  it('changes a policy value and resets it to inherit', async () => {
+    await page.getByRole('link', { name: 'Policy' }).click();
+    await page.getByLabel('Filter settings').fill('pdf_max_pages');
+    const row = page.locator('tr[data-setting="pdf_max_pages"]');
+    expect(await row.locator('.source').textContent()).toBe('platform');
+    await row.getByRole('textbox', { name: 'pdf_max_pages' }).fill('42');
+    await row.getByRole('button', { name: 'Save pdf_max_pages' }).click();
+    await row.locator('.source-tenant').waitFor();
+    const changed = await api.GET('/v1/admin/tenant-policy/{tenant_id}', { params: { path: { tenant_id: 'default' } } });
+    expect(changed.data?.fields.pdf_max_pages).toEqual({ value: 42, source: 'tenant' });
+    await screenshot(page, 'policy');
+    await row.getByRole('button', { name: 'Reset pdf_max_pages to inherit' }).click();
+    await row.locator('.source-platform').waitFor();
+    const reset = await api.GET('/v1/admin/tenant-policy/{tenant_id}', { params: { path: { tenant_id: 'default' } } });
+    expect(reset.data?.fields.pdf_max_pages.source).toBe('platform');
+  });
+
+  it('opens every other screen without an error, and says plainly what this installation does not offer', async () => {
+    for (const [link, heading] of [['Batches', 'Batches'], ['Users', 'Users'], ['API keys', 'API keys'], ['Sessions', 'Your sessions'], ['Audit log', 'Audit log']] as const) {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
+      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(await page.getByRole('alert').count(), link).toBe(0);
+    }
+    await page.getByLabel('Action').fill('admin.tenant_policy.update');
+    await page.locator('table[aria-label="Audit entries"] tbody tr', { hasText: 'admin.tenant_policy.update' }).first().waitFor();
+    await screenshot(page, 'audit');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();
+    await page.getByRole('heading', { name: 'Connections', exact: true }).waitFor();
+    const offered = await api.GET('/v1/admin/connections');
+    if (offered.response.status === 501) expect(await page.locator('.card', { hasText: 'Connections' }).textContent()).toContain('not available');
+    else expect(await page.getByRole('table', { name: 'Connections' }).count()).toBe(1);
+  });
+
+  it('shows an API key secret once', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name').fill('browser key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.locator('.one-time code.secret').textContent();
+    expect(secret).toMatch(/^qk_/);
+    const me = await apiClient(h.baseUrl, { token: secret! }).GET('/v1/me');
+    expect(me.response.status).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.locator('body').textContent()).not.toContain(secret!);
+  });
+
+  it('lets a platform admin switch tenant, an invited user accept the invitation, and reset a password', async () => {
+    await h.seedTenant('acme', 'Acme Corp');
+    await page.reload();
+    await page.getByLabel('Tenant').selectOption('acme');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
+    await page.getByLabel('Email').fill('new.person@acme.test');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const link = await page.locator('.one-time code.secret').textContent();
+    expect(link).toContain('/app/accept-invite?token=');
+    const invited = await h.db.selectFrom('users').select(['tenant_id', 'status']).where('email', '=', 'new.person@acme.test').executeTakeFirstOrThrow();
+    expect(invited).toEqual({ tenant_id: 'acme', status: 'invited' });
+
+    const guest = await browser.newPage({ viewport: { width: 834, height: 1112 } });
+    try {
+      await guest.goto(new URL(new URL(link!).pathname + new URL(link!).search, h.baseUrl).toString());
+      await guest.getByText('new.person@acme.test').waitFor();
+      await guest.getByLabel('New password (at least 12 characters)').fill('a brand new password');
+      await guest.getByLabel('Repeat the password').fill('a brand new password');
+      await guest.getByRole('button', { name: 'Accept and sign in' }).click();
+      await guest.getByRole('heading', { name: 'Documents' }).waitFor();
+      expect(await guest.getByRole('navigation', { name: 'Main' }).textContent()).toContain('new.person@acme.test');
+      await screenshot(guest, 'tablet-documents');
+
+      // The admin issues a password reset; its link opens the reset screen, which signs in again.
+      await page.reload();
+      const row = page.locator('table[aria-label="Users"] tbody tr', { hasText: 'new.person@acme.test' });
+      await row.getByRole('button', { name: 'Reset password' }).click();
+      const reset = await page.locator('.one-time code.secret').filter({ hasText: 'reset-password' }).textContent();
+      await guest.evaluate(() => localStorage.clear());
+      await guest.goto(new URL(new URL(reset!).pathname + new URL(reset!).search, h.baseUrl).toString());
+      await guest.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+      await guest.getByLabel('New password (at least 12 characters)').fill('another new password');
+      await guest.getByLabel('Repeat the password').fill('another new password');
+      await guest.getByRole('button', { name: 'Set password and sign in' }).click();
+      await guest.getByRole('heading', { name: 'Documents' }).waitFor();
+      expect(await h.login('new.person@acme.test', 'another new password')).toBeTruthy();
+    } finally {
+      await guest.close();
+    }
+  });
+
+  it('creates a batch from several files and watches its counts until every job is done', async () => {
+    await page.getByLabel('Tenant').selectOption('default');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Batches' }).click();
+    const form = page.getByRole('form', { name: 'New batch' });
+    await form.getByLabel('Name').fill('two invoices');
+    await form.getByLabel('Mode').selectOption('canonical');
+    await form.getByLabel('Files').setInputFiles([CAMELOT, data('invoice2data/files/camelot-bol100649863.pdf')]);
+    await form.getByRole('button', { name: 'Create batch' }).click();
+    await page.getByRole('heading', { name: 'two invoices' }).waitFor();
+    await page.locator('.count-completed', { hasText: 'completed 2' }).waitFor({ timeout: 60_000 });
+    expect(await page.locator('table[aria-label="Jobs of the batch"] tbody tr').count()).toBe(2);
+    await page.locator('.badge-completed').first().waitFor();
+    await screenshot(page, 'batch');
+  }, 90_000);
+});

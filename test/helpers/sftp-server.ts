@@ -1,0 +1,159 @@
+// An SFTP server on loopback built on the ssh2 package's server, serving a real temporary
+// directory: password and public-key sign-in, and the requests ssh2-sftp-client makes (open,
+// read, write, stat, directory listing, mkdir, rename, remove, realpath).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import ssh2 from 'ssh2';
+import { hostKeyFingerprint } from '../../src/connectors/sftp.js';
+
+const { Server, utils } = ssh2;
+const { STATUS_CODE, OPEN_MODE } = utils.sftp;
+
+export interface SftpServer {
+  host: string;
+  port: number;
+  root: string;
+  username: string;
+  password: string;
+  /** The client key a connection may sign in with (OpenSSH private key). */
+  clientPrivateKey: string;
+  /** OpenSSH-style fingerprint of the server's host key. */
+  hostKeySha256: string;
+  close(): Promise<void>;
+}
+
+function attrsOf(stat: fs.Stats) {
+  return { mode: stat.mode, uid: stat.uid, gid: stat.gid, size: stat.size, atime: Math.floor(stat.atimeMs / 1000), mtime: Math.floor(stat.mtimeMs / 1000) };
+}
+
+function longname(name: string, stat: fs.Stats): string {
+  const kind = stat.isDirectory() ? 'd' : '-';
+  return `${kind}rw-r--r-- 1 quire quire ${stat.size} Jan 01 00:00 ${name}`;
+}
+
+function openFlags(flags: number): string {
+  const write = flags & OPEN_MODE.WRITE;
+  if (!write) return 'r';
+  if (flags & OPEN_MODE.APPEND) return 'a';
+  return flags & OPEN_MODE.READ ? 'w+' : 'w';
+}
+
+export async function startSftpServer(): Promise<SftpServer> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-sftp-'));
+  const hostKey = utils.generateKeyPairSync('ed25519');
+  const clientKey = utils.generateKeyPairSync('ed25519');
+  const allowedKey = utils.parseKey(clientKey.public);
+  if (allowedKey instanceof Error) throw allowedKey;
+  const username = 'quire';
+  const password = 'sftp-test-password';
+  const local = (p: string) => path.join(root, path.posix.normalize(`/${p}`));
+
+  const server = new Server({ hostKeys: [hostKey.private] }, (client) => {
+    client.on('authentication', (ctx) => {
+      if (ctx.username !== username) return ctx.reject();
+      if (ctx.method === 'password' && ctx.password === password) return ctx.accept();
+      if (ctx.method === 'publickey' && ctx.key.algo === allowedKey.type && ctx.key.data.equals(allowedKey.getPublicSSH())) {
+        if (!ctx.signature) return ctx.accept();
+        return allowedKey.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) ? ctx.accept() : ctx.reject();
+      }
+      ctx.reject(['password', 'publickey']);
+    });
+    client.on('ready', () => {
+      client.on('session', (acceptSession) => {
+        acceptSession().on('sftp', (acceptSftp) => {
+          const sftp = acceptSftp();
+          const handles = new Map<number, { fd?: number; dir?: string; listed?: boolean }>();
+          let next = 0;
+          const handleOf = (buf: Buffer) => handles.get(buf.readUInt32BE(0));
+          const newHandle = (value: { fd?: number; dir?: string }) => {
+            const buf = Buffer.alloc(4);
+            buf.writeUInt32BE(next);
+            handles.set(next++, value);
+            return buf;
+          };
+          const fail = (id: number, err: NodeJS.ErrnoException) => sftp.status(id, err.code === 'ENOENT' ? STATUS_CODE.NO_SUCH_FILE : err.code === 'EACCES' ? STATUS_CODE.PERMISSION_DENIED : STATUS_CODE.FAILURE, err.message);
+          const attempt = (id: number, act: () => void) => {
+            try {
+              act();
+            } catch (err) {
+              fail(id, err as NodeJS.ErrnoException);
+            }
+          };
+          sftp.on('OPEN', (id, filename, flags) => attempt(id, () => sftp.handle(id, newHandle({ fd: fs.openSync(local(filename), openFlags(flags)) }))));
+          sftp.on('WRITE', (id, handle, offset, data) => attempt(id, () => {
+            fs.writeSync(handleOf(handle)!.fd!, data, 0, data.length, offset);
+            sftp.status(id, STATUS_CODE.OK);
+          }));
+          sftp.on('READ', (id, handle, offset, length) => attempt(id, () => {
+            const buf = Buffer.alloc(length);
+            const n = fs.readSync(handleOf(handle)!.fd!, buf, 0, length, offset);
+            if (n === 0) sftp.status(id, STATUS_CODE.EOF);
+            else sftp.data(id, buf.subarray(0, n));
+          }));
+          sftp.on('FSTAT', (id, handle) => attempt(id, () => sftp.attrs(id, attrsOf(fs.fstatSync(handleOf(handle)!.fd!)))));
+          sftp.on('FSETSTAT', (id) => sftp.status(id, STATUS_CODE.OK));
+          sftp.on('SETSTAT', (id) => sftp.status(id, STATUS_CODE.OK));
+          sftp.on('CLOSE', (id, handle) => attempt(id, () => {
+            const h = handleOf(handle);
+            if (h?.fd !== undefined) fs.closeSync(h.fd);
+            handles.delete(handle.readUInt32BE(0));
+            sftp.status(id, STATUS_CODE.OK);
+          }));
+          sftp.on('OPENDIR', (id, dir) => attempt(id, () => {
+            if (!fs.statSync(local(dir)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOENT' });
+            sftp.handle(id, newHandle({ dir: local(dir) }));
+          }));
+          sftp.on('READDIR', (id, handle) => attempt(id, () => {
+            const h = handleOf(handle)!;
+            if (h.listed) return sftp.status(id, STATUS_CODE.EOF);
+            h.listed = true;
+            const names = fs.readdirSync(h.dir!).map((name) => {
+              const stat = fs.statSync(path.join(h.dir!, name));
+              return { filename: name, longname: longname(name, stat), attrs: attrsOf(stat) };
+            });
+            if (!names.length) return sftp.status(id, STATUS_CODE.EOF);
+            sftp.name(id, names);
+          }));
+          const stat = (id: number, p: string) => attempt(id, () => sftp.attrs(id, attrsOf(fs.statSync(local(p)))));
+          sftp.on('STAT', stat);
+          sftp.on('LSTAT', stat);
+          sftp.on('REALPATH', (id, p) => sftp.name(id, [{ filename: path.posix.normalize(`/${p}`), longname: '', attrs: {} as never }]));
+          sftp.on('MKDIR', (id, p) => attempt(id, () => {
+            fs.mkdirSync(local(p));
+            sftp.status(id, STATUS_CODE.OK);
+          }));
+          sftp.on('RMDIR', (id, p) => attempt(id, () => {
+            fs.rmdirSync(local(p));
+            sftp.status(id, STATUS_CODE.OK);
+          }));
+          sftp.on('REMOVE', (id, p) => attempt(id, () => {
+            fs.unlinkSync(local(p));
+            sftp.status(id, STATUS_CODE.OK);
+          }));
+          sftp.on('RENAME', (id, from, to) => attempt(id, () => {
+            fs.renameSync(local(from), local(to));
+            sftp.status(id, STATUS_CODE.OK);
+          }));
+        });
+      });
+    });
+    client.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const parsedHost = utils.parseKey(hostKey.public);
+  if (parsedHost instanceof Error) throw parsedHost;
+  return {
+    host: '127.0.0.1',
+    port: (server.address() as { port: number }).port,
+    root,
+    username,
+    password,
+    clientPrivateKey: clientKey.private,
+    hostKeySha256: hostKeyFingerprint(parsedHost.getPublicSSH()),
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,264 @@
+// The model path end to end: a vlm (and judge) endpoint on a loopback OpenAI-compatible server,
+// real invoices uploaded through the API, in-process workers. The server speaks the chat
+// completions wire protocol to the real openai SDK; it answers with the invoice's ground truth
+// (../shared/data/invoice2data) plus whatever the test needs to be wrong.
+import fs from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { monthOf } from '../../src/models/usage.js';
+import { data, upload, waitForJob } from '../helpers/documents.js';
+import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
+import { type Answer, type LoopbackServer, type Seen, startLoopback } from '../helpers/loopback-server.js';
+
+const AZURE = data('invoice2data/compare/AzureInterior.pdf');
+const TRUTH = JSON.parse(fs.readFileSync(data('invoice2data/compare/AzureInterior.json'), 'utf8'))[0];
+const VLM_KEY = 'sk-vlm-secret-4f9a2c7e1b';
+const JUDGE_KEY = 'sk-judge-secret-8d3b6a0f5e';
+const PRICE = { input: 3, output: 15 };
+
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    invoice_number: { type: 'string', description: 'The invoice number' },
+    issue_date: { type: 'string', format: 'date' },
+    total: { type: 'number', description: 'Total amount due' },
+    vendor_email: { type: 'string' },
+    po_number: { type: 'string', description: 'purchase order number' },
+  },
+  required: ['invoice_number', 'total'],
+};
+
+/** What the model reads off the invoice: the ground truth, and a purchase-order number that is not printed anywhere. */
+const MODEL_VALUES = { invoice_number: TRUTH.invoice_number, issue_date: TRUTH.date, total: TRUTH.amount, vendor_email: TRUTH.partner_email, po_number: 'PO-58213-XQ' };
+
+let h: Harness;
+let vlm: LoopbackServer;
+let judge: LoopbackServer;
+let member: string;
+let admin: string;
+let templateId: string;
+const logs: string[] = [];
+const bodies: string[] = [];
+
+/** A chat completion as an OpenAI-compatible server sends it, in the shape the request asked for. */
+function completion(req: Seen, values: Record<string, unknown>, usage = { prompt_tokens: 2400, completion_tokens: 90 }): Answer {
+  const wrapped = req.json.response_format?.json_schema?.schema?.properties?.values;
+  const content = wrapped ? { values, evidence_pages: Object.keys(values).map((field) => ({ field, page: 1 })) } : values;
+  return {
+    body: {
+      id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: 'qwen2.5-vl-7b-instruct',
+      choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(content) }, finish_reason: 'stop' }],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    },
+  };
+}
+
+/** A platform infra endpoint through the API, as a platform admin sets one up. */
+async function setInfra(type: 'vlm' | 'judge', baseUrl: string, apiKey: string) {
+  const res = await call('PUT', `/v1/admin/platform/infra/${type}`, admin, {
+    backend: 'custom_url',
+    model: 'qwen2.5-vl-7b-instruct',
+    base_url: baseUrl,
+    credentials: { api_key: apiKey },
+    timeout_seconds: 20,
+    max_retries: 2,
+    price_per_mtok: PRICE,
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.credentials).toEqual({ api_key: 'set' });
+}
+
+async function call(method: string, path: string, token: string, body?: unknown) {
+  const res = await h.request(method, path, { token, ...(body !== undefined ? { body } : {}) });
+  bodies.push(JSON.stringify(res.body));
+  return res;
+}
+
+async function processInvoice(token = member, tenantTemplate = templateId) {
+  const res = await upload(h, token, AZURE, { template_id: tenantTemplate });
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  await waitForJob(h, token, res.body.job_id, undefined, 60_000);
+  return (await call('GET', `/v1/documents/${res.body.job_id}`, token)).body;
+}
+
+beforeAll(async () => {
+  const stream = new PassThrough();
+  stream.on('data', (chunk: Buffer) => logs.push(chunk.toString('utf8')));
+  h = await startHarness({ outboundAllow: ['127.0.0.1'] }, { workers: 1, logStream: stream });
+  vlm = await startLoopback();
+  judge = await startLoopback();
+  member = (await h.seedUser(DEFAULT_TENANT_ID, 'member')).token!;
+  admin = await h.adminToken();
+  const t = await call('POST', '/v1/templates', admin, { name: 'invoice-model', json_schema: SCHEMA, prompt_overlay: 'Invoices from Azure Interior print the total as "Total".' });
+  expect(t.status, JSON.stringify(t.body)).toBe(201);
+  templateId = t.body.id;
+  await setInfra('vlm', `${vlm.url}/v1`, VLM_KEY);
+}, 60_000);
+
+afterAll(async () => {
+  await h.close();
+  await vlm.close();
+  await judge.close();
+});
+
+describe('extraction through a vlm endpoint (custom_url, OpenAI-compatible)', () => {
+  it('grounds each value on the page, flags the invented one, and records tokens and cost', async () => {
+    vlm.seen.length = 0;
+    vlm.handle((req) => completion(req, MODEL_VALUES));
+    const job = await processInvoice();
+
+    // What went over the wire: the key, the page image, the template's schema and prompt.
+    expect(vlm.seen).toHaveLength(1);
+    const sent = vlm.seen[0]!;
+    expect(sent.url).toBe('/v1/chat/completions');
+    expect(sent.headers.authorization).toBe(`Bearer ${VLM_KEY}`);
+    expect(sent.json.response_format.json_schema.schema.properties.values).toEqual(SCHEMA);
+    const parts = sent.json.messages[1].content;
+    expect(parts.find((p: any) => p.type === 'image_url').image_url.url).toMatch(/^data:image\/png;base64,iVBORw0KGgo/);
+    expect(parts.find((p: any) => p.type === 'text').text).toContain('INV/2023/03/0008');
+    expect(sent.json.messages[0].content).toContain('print the total as "Total"');
+
+    // Grounded values carry page and box; the invented one keeps its value, has no box, and opens a review.
+    expect(job.status).toBe('needs_review');
+    const x = job.result.extraction;
+    expect(x.data).toMatchObject(MODEL_VALUES);
+    for (const field of ['invoice_number', 'issue_date', 'total', 'vendor_email']) {
+      const f = x.fields[field];
+      expect(f.evidence, field).toHaveLength(1);
+      expect(f.evidence[0].page).toBe(1);
+      const [x0, y0, x1, y1] = f.evidence[0].bbox;
+      expect(x1).toBeGreaterThan(x0);
+      expect(y1).toBeGreaterThan(y0);
+      expect(f.confidence).toBeGreaterThanOrEqual(0.8);
+    }
+    expect(x.fields.invoice_number.evidence[0].text).toContain('INV/2023/03/0008');
+    expect(x.fields.po_number).toMatchObject({ value: 'PO-58213-XQ', evidence: [] });
+    expect(x.review_reasons).toEqual(['ungrounded:po_number']);
+    expect(job.review_reasons ?? x.review_reasons).toContain('ungrounded:po_number');
+    const reviews = await call('GET', `/v1/reviews?job_id=${job.job_id}`, member);
+    expect(reviews.body.items[0].reasons).toEqual(['ungrounded:po_number']);
+
+    // Tokens and cost: in the result, and in the tenant's monthly totals.
+    const engine = job.result.engine;
+    expect(engine.stages).toEqual(expect.arrayContaining(['model_extraction', 'grounding']));
+    expect(engine.extraction).toMatchObject({ method: 'vlm', backend: 'custom_url', model: 'qwen2.5-vl-7b-instruct', calls: 1, input_tokens: 2400, output_tokens: 90, grounded: 4, ungrounded: 1 });
+    expect(engine.extraction.cost_usd).toBeCloseTo((2400 * PRICE.input + 90 * PRICE.output) / 1e6, 9);
+    const usage = await h.db.selectFrom('model_usage_monthly').selectAll().where('tenant_id', '=', DEFAULT_TENANT_ID).execute();
+    expect(usage).toHaveLength(1);
+    expect(usage[0]).toMatchObject({ month: monthOf(new Date()), backend: 'custom_url', calls: 1, input_tokens: 2400, output_tokens: 90 });
+    expect(Number(usage[0]!.cost_usd)).toBeCloseTo(0.00855, 6);
+  });
+
+  it('asks once more when the answer does not fit the schema', async () => {
+    vlm.seen.length = 0;
+    let n = 0;
+    vlm.handle((req) => completion(req, ++n === 1 ? { ...MODEL_VALUES, total: 'about three hundred' } : MODEL_VALUES));
+    const job = await processInvoice();
+    expect(vlm.seen).toHaveLength(2);
+    expect(vlm.seen[1]!.json.messages[1].content[0].text).toMatch(/did not fit the schema[\s\S]*total: expected a number/);
+    expect(job.result.extraction.data.total).toBe(TRUTH.amount);
+    expect(job.result.engine.extraction).toMatchObject({ calls: 2, corrections: 1 });
+  });
+
+  it('asks once more when the answer is not JSON at all', async () => {
+    vlm.seen.length = 0;
+    let n = 0;
+    vlm.handle((req) => {
+      if (++n > 1) return completion(req, { ...MODEL_VALUES, po_number: null });
+      const prose = completion(req, {});
+      (prose.body as any).choices[0].message.content = 'Sure! The invoice number is INV/2023/03/0008.';
+      return prose;
+    });
+    const job = await processInvoice();
+    expect(vlm.seen).toHaveLength(2);
+    expect(vlm.seen[1]!.json.messages[1].content[0].text).toMatch(/not JSON.*answer with one JSON object only/);
+    expect(job.status).toBe('completed');
+    expect(job.result.engine.extraction).toMatchObject({ calls: 1, corrections: 1 });
+  });
+
+  it('retries a 429 (honouring Retry-After) and completes', async () => {
+    vlm.seen.length = 0;
+    let n = 0;
+    vlm.handle((req) => (++n === 1 ? { status: 429, headers: { 'retry-after': '1' }, body: { error: { message: 'Rate limit reached', type: 'rate_limit_error' } } } : completion(req, { ...MODEL_VALUES, po_number: null })));
+    const job = await processInvoice();
+    expect(vlm.seen).toHaveLength(2);
+    expect(job.status, JSON.stringify(job.result?.extraction?.review_reasons)).toBe('completed');
+    expect(job.result.engine.extraction.calls).toBe(1);
+  });
+
+  it('fails the job with model_error on a persistent 5xx, and the job\'s retry works once the model is back', async () => {
+    vlm.seen.length = 0;
+    vlm.handle(() => ({ status: 503, headers: { 'retry-after': '0' }, body: { error: { message: 'The server is overloaded' } } }));
+    const res = await upload(h, member, AZURE, { template_id: templateId });
+    const failed = await waitForJob(h, member, res.body.job_id, ['failed', 'completed', 'needs_review'], 60_000);
+    expect(vlm.seen).toHaveLength(3); // max_retries 2
+    expect(failed.status).toBe('failed');
+    expect(failed.failure_code).toBe('model_error');
+    expect(failed.failure_message).toMatch(/platform vlm endpoint failed: HTTP 503 .* after 3 attempts\. .*retry the job/);
+
+    vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null }));
+    const retry = await call('POST', `/v1/documents/${res.body.job_id}/retry`, member);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    const done = await waitForJob(h, member, res.body.job_id, ['completed', 'needs_review', 'failed'], 60_000);
+    expect(done.status).toBe('completed');
+    expect(done.result.extraction.data.invoice_number).toBe(TRUTH.invoice_number);
+  });
+});
+
+describe('re-extraction', () => {
+  it('sends the page images stored by the first run', async () => {
+    vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null }));
+    const res = await upload(h, member, AZURE, { processing_mode: 'canonical' });
+    const first = await waitForJob(h, member, res.body.job_id, undefined, 60_000);
+    vlm.seen.length = 0;
+    const again = await call('POST', `/v1/documents/${first.job_id}/reextract`, member, { template_id: templateId });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const job = await waitForJob(h, member, first.job_id, ['completed', 'needs_review', 'failed'], 60_000);
+    expect(job.status).toBe('completed');
+    expect(job.result.engine).toMatchObject({ reused_canonical: true, extraction: { method: 'vlm', calls: 1 } });
+    const stored = first.artifacts.find((a: any) => a.kind === 'page_image');
+    const png = await fetch(`${h.baseUrl}/v1/artifacts/${stored.id}`, { headers: { authorization: `Bearer ${member}` } }).then(async (r) => Buffer.from(await r.arrayBuffer()));
+    const image = vlm.seen[0]!.json.messages[1].content.find((p: any) => p.type === 'image_url');
+    expect(image.image_url.url).toBe(`data:image/png;base64,${png.toString('base64')}`);
+  });
+});
+
+describe('judge mode with a judge endpoint', () => {
+  it('a second model extracts independently; its disagreement opens a review', async () => {
+    await setInfra('judge', `${judge.url}/v1`, JUDGE_KEY);
+    await h.seedTenant('judged');
+    const judgedAdmin = (await h.seedUser('judged', 'admin')).token!;
+    const policy = await call('PATCH', '/v1/admin/tenant-policy/judged', judgedAdmin, { judge_mode_enabled: true });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+    const t = await call('POST', '/v1/templates', judgedAdmin, { name: 'invoice-judged', json_schema: SCHEMA });
+    vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null }));
+    judge.seen.length = 0;
+    judge.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null, total: 297.84 }, { prompt_tokens: 2300, completion_tokens: 80 }));
+    const job = await processInvoice(judgedAdmin, t.body.id);
+    expect(judge.seen).toHaveLength(1);
+    expect(judge.seen[0]!.headers.authorization).toBe(`Bearer ${JUDGE_KEY}`);
+    expect(job.status).toBe('needs_review');
+    expect(job.result.extraction.review_reasons).toEqual(['low_agreement:total']);
+    expect(job.result.engine.stages).toContain('judge');
+    expect(job.result.engine.judge).toMatchObject({ method: 'judge_model', disagreements: { total: { value: TRUTH.amount, judge_value: 297.84, agreement: 0 } } });
+    expect(job.result.engine.extraction.judge).toMatchObject({ backend: 'custom_url', calls: 1, input_tokens: 2300, output_tokens: 80 });
+    // The OCR second reading is not needed when a judge model votes.
+    expect(job.result.engine.stages).not.toContain('ocr');
+  });
+});
+
+describe('secrets', () => {
+  it('never appear in any response or log line', async () => {
+    for (const path of ['/v1/admin/platform/infra', '/v1/admin/platform/infra/vlm', '/v1/admin/platform/infra/judge']) expect((await call('GET', path, admin)).status).toBe(200);
+    expect((await call('POST', '/v1/admin/platform/infra/vlm/test', admin)).body).toMatchObject({ ok: true });
+    expect((await call('GET', '/v1/documents', member)).status).toBe(200);
+    expect(logs.length).toBeGreaterThan(0);
+    for (const secret of [VLM_KEY, JUDGE_KEY]) {
+      expect(bodies.some((b) => b.includes(secret))).toBe(false);
+      expect(logs.some((l) => l.includes(secret))).toBe(false);
+    }
+  });
+});

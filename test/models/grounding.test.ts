@@ -1,0 +1,123 @@
+// Grounding, answer reading, budgets and chunk merging on real invoices (../shared/data): the
+// canonical document comes from the real pipeline; OCR noise is simulated by changing a word.
+import fs from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type CanonicalJson, runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
+import { textLines } from '../../src/pipeline/entities/text.js';
+import { schemaFields } from '../../src/pipeline/extract/index.js';
+import { Grounder } from '../../src/models/extraction/grounding.js';
+import { buildData, coerceValue, readAnswer } from '../../src/models/extraction/answer.js';
+import { budgetOf, chunkByBudget, cutToTokens } from '../../src/models/extraction/budget.js';
+import { mergeReadings } from '../../src/models/extraction/extract.js';
+import { data } from '../helpers/documents.js';
+
+const TRUTH = JSON.parse(fs.readFileSync(data('invoice2data/compare/AzureInterior.json'), 'utf8'))[0];
+let azure: CanonicalJson;
+
+beforeAll(async () => {
+  azure = toCanonicalJson(await runCanonical(new Uint8Array(fs.readFileSync(data('invoice2data/compare/AzureInterior.pdf')))));
+});
+
+/** The document with every word `from` read as `to` (what a noisy OCR would have printed). */
+function misread(doc: CanonicalJson, from: string, to: string): CanonicalJson {
+  const copy = structuredClone(doc);
+  let changed = 0;
+  for (const page of copy.pages) for (const block of page.blocks) for (const line of block.lines) for (const word of line.words) {
+    if (word.text.includes(from)) {
+      word.text = word.text.replace(from, to);
+      changed++;
+    }
+  }
+  expect(changed).toBeGreaterThan(0);
+  return copy;
+}
+
+describe('grounding', () => {
+  it('finds the ground truth values on the page: text, amounts, dates (printed MM/DD/YYYY), e-mail', () => {
+    const g = new Grounder(textLines(azure));
+    const invoice = g.ground(TRUTH.invoice_number, 'string')!;
+    expect(invoice.score).toBe(1);
+    expect(invoice.evidence.page).toBe(1);
+    expect(invoice.evidence.text).toContain(TRUTH.invoice_number);
+    expect(g.ground(TRUTH.amount, 'number')!.evidence.text).toMatch(/279\.84/);
+    expect(g.ground(TRUTH.amount_tax, 'number')).not.toBeNull();
+    expect(g.ground(TRUTH.date, 'date')!.evidence.text).toMatch(/03\/20\/2023/);
+    expect(g.ground(TRUTH.partner_email, 'string')!.score).toBe(1);
+    expect(g.ground(TRUTH.partner_street, 'string')).not.toBeNull();
+  });
+
+  it('does not find what is not printed', () => {
+    const g = new Grounder(textLines(azure));
+    expect(g.ground('PO-58213-XQ', 'string')).toBeNull();
+    expect(g.ground(297.84, 'number')).toBeNull();
+    expect(g.ground('2023-03-21', 'date')).toBeNull();
+    expect(g.ground('Globex Corporation', 'string')).toBeNull();
+  });
+
+  it('tolerates OCR noise: a misread character in an identifier, O for 0 inside an amount', () => {
+    const noisy = new Grounder(textLines(misread(azure, '0008', '0O08')));
+    const hit = noisy.ground(TRUTH.invoice_number, 'string')!;
+    expect(hit.score).toBeGreaterThanOrEqual(0.85);
+    expect(hit.score).toBeLessThan(1);
+    expect(hit.evidence.text).toContain('0O08');
+    const amounts = new Grounder(textLines(misread(azure, '279.84', '2O9.84')));
+    expect(amounts.ground(209.84, 'number')!.evidence.text).toBe('2O9.84');
+  });
+
+  it('prefers the page the model named among equal matches', () => {
+    const g = new Grounder(textLines(azure));
+    expect(g.ground(TRUTH.invoice_number, 'string', 1)!.evidence.page).toBe(1);
+  });
+});
+
+describe('reading an answer against the template', () => {
+  const fields = schemaFields({
+    type: 'object',
+    properties: {
+      total: { type: 'number' },
+      issued: { type: 'string', format: 'date' },
+      currency: { type: 'string', enum: ['USD', 'EUR'] },
+      lines: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, qty: { type: 'integer' } } } },
+    },
+  });
+
+  it('coerces printed forms to the field types', () => {
+    expect(coerceValue({ type: 'number' }, '1.234,50 €')).toEqual({ value: 1234.5 });
+    expect(coerceValue({ type: 'number' }, '$ 279.84')).toEqual({ value: 279.84 });
+    expect(coerceValue({ type: 'date' }, '20 March 2023')).toEqual({ value: '2023-03-20' });
+    expect(coerceValue({ type: 'integer' }, '2.5')).toHaveProperty('error');
+    expect(coerceValue({ type: 'string', enum: ['USD', 'EUR'] }, 'usd')).toEqual({ value: 'USD' });
+  });
+
+  it('reports what does not fit and rebuilds the data from what does', () => {
+    const read = readAnswer(fields, { total: 'n/a', issued: '2023-03-20', currency: 'GBP', lines: [{ description: 'Desk', qty: '2' }, { description: 'Chair', qty: 1 }] });
+    expect(read.problems).toEqual(['total: expected a number, got "n/a"', 'currency: expected one of "USD", "EUR", got "GBP"']);
+    expect(buildData(fields, read)).toEqual({ issued: '2023-03-20', lines: [{ description: 'Desk', qty: 2 }, { description: 'Chair', qty: 1 }] });
+  });
+});
+
+describe('prompt budget and chunks', () => {
+  it('reads prompt_budget_policy keys with defaults', () => {
+    expect(budgetOf({})).toMatchObject({ pagesPerChunk: 4, tokensPerPage: 3000, tokensPerCall: 24000, imageTokensPerPage: 1600, sendPageImages: true });
+    expect(budgetOf({ pages_per_chunk: 2, tokens_per_call: 5000, send_page_images: false, tokens_per_page: -1 })).toMatchObject({ pagesPerChunk: 2, tokensPerCall: 5000, sendPageImages: false, tokensPerPage: 3000 });
+  });
+
+  it('splits pages by pages and by tokens per call; cuts a long page', () => {
+    const pages = [1, 2, 3, 4, 5, 6, 7];
+    expect(chunkByBudget(pages, () => 1000, budgetOf({ pages_per_chunk: 3 }))).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
+    expect(chunkByBudget(pages, () => 1000, budgetOf({ tokens_per_call: 2500 }))).toEqual([[1, 2], [3, 4], [5, 6], [7]]);
+    const cut = cutToTokens('line\n'.repeat(1000), 100);
+    expect(cut.cut).toBe(true);
+    expect(cut.text.length).toBeLessThanOrEqual(400);
+  });
+
+  it('merges chunk answers: the grounded value wins (field_aware) or the last one (legacy); lists are concatenated', () => {
+    const fields = schemaFields({ type: 'object', properties: { invoice_number: { type: 'string' }, lines: { type: 'array', items: { type: 'object', properties: { d: { type: 'string' } } } } } });
+    const g = new Grounder(textLines(azure));
+    const first = { read: readAnswer(fields, { invoice_number: TRUTH.invoice_number, lines: [{ d: 'a' }] }), pages: new Map() };
+    const second = { read: readAnswer(fields, { invoice_number: 'INV-INVENTED', lines: [{ d: 'b' }, { d: 'c' }] }), pages: new Map() };
+    const aware = mergeReadings(fields, [first, second], 'field_aware', g);
+    expect(buildData(fields, aware.read)).toEqual({ invoice_number: TRUTH.invoice_number, lines: [{ d: 'a' }, { d: 'b' }, { d: 'c' }] });
+    expect(buildData(fields, mergeReadings(fields, [first, second], 'legacy', g).read).invoice_number).toBe('INV-INVENTED');
+  });
+});

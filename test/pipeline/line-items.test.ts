@@ -1,0 +1,41 @@
+// Line items of real invoices (invoice2data) read under their header row: unruled tables that
+// layout cut into pieces, multi-line descriptions, section subtotals between items, and totals or
+// tax-summary rows never taken for items.
+import { describe, expect, it } from 'vitest';
+import { runExtraction } from '../../src/pipeline/extract/index.js';
+import { runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
+import { templateSchemaFor } from '../../bench/lib/invoice-template.js';
+import { readData, readDataJson } from './data.js';
+
+type Json = Record<string, unknown>;
+
+async function linesOf(name: string) {
+  const expected = readDataJson<Json[]>(`invoice2data/compare/${name}.json`)[0]!;
+  const canonical = toCanonicalJson(await runCanonical(readData(`invoice2data/compare/${name}.pdf`)));
+  const out = runExtraction(canonical, { id: null, version: null, json_schema: templateSchemaFor(expected) });
+  return { got: (out.extraction.data.lines ?? []) as Json[], expected: expected.lines as Json[] };
+}
+
+describe('line items under a header row', () => {
+  it('reads every priced item of coolblue2, not one merged row, and leaves bundle parts without a price out', async () => {
+    const { got, expected } = await linesOf('coolblue2');
+    const priced = expected.filter((l) => typeof l.price_subtotal === 'number').map((l) => l.price_subtotal);
+    expect(got.map((l) => l.price_subtotal)).toEqual(expect.arrayContaining(priced));
+    expect(got.every((l) => typeof l.price_subtotal === 'number')).toBe(true);
+    expect(got.find((l) => l.price_subtotal === 199.98)).toMatchObject({ qty: 2, price_unit: 99.99, line_tax_percent: 21 });
+  });
+
+  it('goes on past a section subtotal, joins a description over two lines and takes a bracketed code apart (AzureInterior)', async () => {
+    const { got } = await linesOf('AzureInterior');
+    expect(got.map((l) => l.price_subtotal)).toEqual([42, 70, 0.9, 150]);
+    expect(got[0]).toMatchObject({ code: '17589684', name: 'Beeswax XL\nAcme beeswax', qty: 1, price_unit: 42 });
+    expect(got[3]).toMatchObject({ code: 'LUX_TRF', name: 'Luxury Truffles', qty: 15 });
+  });
+
+  it('stops at the invoice total and does not read the tax summary below as items (saeco)', async () => {
+    const { got } = await linesOf('saeco');
+    expect(got).toHaveLength(2);
+    expect(got.map((l) => l.price_subtotal)).toEqual([49.99, 0]);
+    expect(got[0]).toMatchObject({ qty: 1, price_unit: 49.99, taxpercent: 21 });
+  });
+});

@@ -1,0 +1,30 @@
+// Issuer versus recipient: the name under "Factuuradres" (bill-to) is the customer's and never
+// the vendor; the name the document's own website and e-mail spell is the issuer's.
+import { describe, expect, it } from 'vitest';
+import { documentFromLines } from '../../src/pipeline/entities/text-doc.js';
+import { runExtraction } from '../../src/pipeline/extract/index.js';
+import { runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
+import { readData } from './data.js';
+
+const VENDOR = { type: 'object', properties: { vendor: { type: 'string' } } };
+const template = { id: null, version: null, json_schema: VENDOR };
+
+async function vendorOf(file: string) {
+  const canonical = toCanonicalJson(await runCanonical(readData(`invoice2data/compare/${file}`)));
+  return runExtraction(canonical, template).extraction.data.vendor;
+}
+
+describe('issuer and recipient blocks', () => {
+  it('takes the issuer whose website and e-mail domain its name spells (AzureInterior)', async () => {
+    expect(await vendorOf('AzureInterior.pdf')).toBe('Azure Interior');
+  });
+
+  it('never returns the bill-to party as the vendor (saeco: "Strategic Corp" under Factuuradres)', async () => {
+    expect(await vendorOf('saeco.pdf')).not.toBe('Strategic Corp');
+  });
+
+  it('reads the vendor from an "Account holder" label', () => {
+    const doc = documentFromLines(['INVOICE 2024-17', 'Bill to:', 'Jane Customer Ltd', 'Payment by transfer', 'Account holder: Northwind Traders', 'IBAN: DE89 3704 0044 0532 0130 00']);
+    expect(runExtraction(doc, template).extraction.data.vendor).toBe('Northwind Traders');
+  });
+});

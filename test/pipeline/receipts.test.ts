@@ -1,0 +1,58 @@
+// Receipts (SROIE ground-truth lines): the total is the amount payable, not a subtotal, a total
+// before rounding or a figure of the tax summary printed after it.
+import { describe, expect, it } from 'vitest';
+import { runExtraction } from '../../src/pipeline/extract/index.js';
+import { RECEIPT_SCHEMA, receiptDocument, receiptKey } from './sroie.js';
+
+const extract = (id: string) => runExtraction(receiptDocument(id), { id: null, version: null, json_schema: RECEIPT_SCHEMA }).extraction;
+
+describe('receipt total', () => {
+  it('is the total including tax, not the "TOTAL" of the GST summary printed after the payment (048)', () => {
+    const out = extract('048');
+    expect(out.data.total).toBe(100.9);
+    expect(Number(receiptKey('048').total)).toBe(100.9);
+  });
+
+  it('skips a currency printed in a column of its own between label and amount (162)', () => {
+    expect(extract('162').data.total).toBe(213);
+  });
+
+  it('is confirmed by the cash tendered less the change when labels and amounts are stacked (192)', () => {
+    const out = extract('192');
+    expect(out.data.total).toBe(38.8);
+    expect(out.fields.total!.confidence).toBeGreaterThanOrEqual(0.7);
+  });
+
+  it('reads the total of a slightly skewed receipt, not the item count beside it (090)', () => {
+    expect(extract('090').data.total).toBe(5);
+  });
+
+  it('is the amount after rounding adjustment (186)', () => {
+    expect(extract('186').data.total).toBe(45.35);
+  });
+});
+
+describe('receipt address and company', () => {
+  const squash = (s: unknown) => String(s).replace(/\s*([,.])\s*/g, '$1').trim();
+
+  it('leaves the branch name above the street out of the address (090)', () => {
+    expect(squash(extract('090').data.address)).toBe(squash(receiptKey('090').address));
+  });
+
+  it('reads the city on the line after a postal code that ends its line (018)', () => {
+    expect(squash(extract('018').data.address)).toBe(squash(receiptKey('018').address));
+  });
+
+  it('skips registration lines between the name and the address, and stops before the branch name after it (072)', () => {
+    const address = String(extract('072').data.address);
+    expect(squash(address)).toBe(squash(receiptKey('072').address));
+    expect(address).not.toContain('GST');
+    expect(address).not.toContain('SUNWAY');
+  });
+
+  it('never takes a registration number for the company (216)', () => {
+    const company = extract('216').data.company;
+    expect(company === undefined || /\p{L}{3}/u.test(String(company).replace(/\bno\b/gi, ''))).toBe(true);
+    expect(String(company)).not.toMatch(/725186/);
+  });
+});

@@ -1,0 +1,64 @@
+// Hostile documents cost bounded memory and end in a coded, non-retried failure: XML bombs are
+// refused before they inflate, a thread that runs out of heap fails its document with
+// `resource_limit`, and a thread that grew past the high-water mark is replaced after its task.
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PipelineFailure, PipelinePool } from '../../src/queue/pipeline-pool.js';
+import { pptxWithBigSlide, zipBomb } from '../../bench/lib/hostile-files.js';
+import { FILES } from '../helpers/documents.js';
+
+let pool: PipelinePool | null = null;
+afterEach(async () => {
+  await pool?.stop();
+  pool = null;
+});
+
+function run(p: PipelinePool, bytes: Uint8Array) {
+  return p.run({ bytes, ocr: null, renderDpi: null }, { signal: new AbortController().signal, abortKind: () => 'cancelled' });
+}
+
+async function failure(promise: Promise<unknown>): Promise<PipelineFailure> {
+  const err = await promise.then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(PipelineFailure);
+  return err as PipelineFailure;
+}
+
+describe('resource limits of the pipeline', () => {
+  it('refuses a PPTX whose slide inflates to 120 MB of XML, from the ZIP headers', async () => {
+    pool = new PipelinePool(1);
+    const bomb = pptxWithBigSlide(400_000);
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const err = await failure(run(pool, bomb));
+    expect(err.code).toBe('resource_limit');
+    expect(err.internal).toBe(false);
+    expect(err.message).toMatch(/MB of XML/);
+  }, 60_000);
+
+  it('refuses a plain ZIP bomb member the same way', async () => {
+    pool = new PipelinePool(1);
+    const err = await failure(run(pool, zipBomb(64)));
+    expect(err).toMatchObject({ code: 'resource_limit', internal: false });
+  }, 60_000);
+
+  it('ends a thread that runs out of heap with resource_limit, and the next document still runs', async () => {
+    pool = new PipelinePool(1, { heapMb: 160 });
+    const err = await failure(run(pool, pptxWithBigSlide(26_000)));
+    expect(err).toMatchObject({ code: 'resource_limit', internal: false });
+    const next = await run(pool, new Uint8Array(fs.readFileSync(FILES.notes)));
+    expect(next.format).toBe('pptx');
+  }, 120_000);
+
+  it('keeps the thread for ordinary documents', async () => {
+    pool = new PipelinePool(1);
+    for (const file of [FILES.invoice, FILES.long, FILES.notes]) await run(pool, new Uint8Array(fs.readFileSync(file)));
+    expect(pool.recycledThreads).toBe(0);
+  }, 120_000);
+
+  it('replaces a thread that passed the memory high-water mark after its task', async () => {
+    pool = new PipelinePool(1, { recycleBytes: 1 });
+    const bytes = new Uint8Array(fs.readFileSync(FILES.invoice));
+    expect((await run(pool, bytes)).pageCount).toBeGreaterThan(0);
+    expect((await run(pool, bytes)).pageCount).toBeGreaterThan(0);
+    expect(pool.recycledThreads).toBe(2);
+  }, 120_000);
+});

@@ -1,0 +1,65 @@
+// The one way the console talks to the API: openapi-fetch over the types generated from
+// /openapi.json, with the session's bearer token and (for a platform admin) the chosen tenant.
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { paths } from './schema';
+import { session } from '../session';
+
+export type { paths };
+
+const auth: Middleware = {
+  onRequest({ request }) {
+    const { token, tenant } = session.get();
+    if (token) request.headers.set('authorization', `Bearer ${token}`);
+    if (tenant) request.headers.set('x-tenant-id', tenant);
+    return request;
+  },
+  onResponse({ response, request }) {
+    // An expired or revoked session sends the person back to sign in (not for the sign-in call itself).
+    if (response.status === 401 && !request.url.endsWith('/v1/auth/login')) session.clear();
+    return response;
+  },
+};
+
+export const api = createClient<paths>({ baseUrl: window.location.origin });
+api.use(auth);
+
+/** The sentence to show for an error answer: the API's detail, or the first validation message. */
+export function errorText(error: unknown, status?: number): string {
+  if (!error) return status ? `The request failed (${status}).` : 'The request failed.';
+  const e = error as { detail?: unknown; message?: string };
+  if (typeof e.detail === 'string') return e.detail;
+  if (Array.isArray(e.detail) && e.detail.length) {
+    const first = e.detail[0] as { loc?: unknown[]; msg?: string };
+    return `${(first.loc ?? []).slice(1).join('.') || 'request'}: ${first.msg ?? 'invalid'}`;
+  }
+  return e.message ?? 'The request failed.';
+}
+
+/** Throws the API's error sentence, so screens can show it; returns the data otherwise. */
+export function must<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (result.error !== undefined || !result.response.ok) throw new Error(errorText(result.error, result.response.status));
+  return result.data as T;
+}
+
+/** Multipart upload with progress (fetch has no upload progress in browsers; XHR does). */
+export function uploadWithProgress(url: string, form: FormData, onProgress: (fraction: number) => void): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', url);
+    const { token, tenant } = session.get();
+    if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
+    if (tenant) xhr.setRequestHeader('x-tenant-id', tenant);
+    xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
+    xhr.onload = () => {
+      let body: any = xhr.responseText;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        /* not JSON: keep the text */
+      }
+      resolve({ status: xhr.status, body });
+    };
+    xhr.onerror = () => reject(new Error('The upload could not reach the server.'));
+    xhr.send(form);
+  });
+}

@@ -1,0 +1,116 @@
+// Small shared pieces: links that use the router, loading with polling, messages, badges.
+import { type AnchorHTMLAttributes, type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { BASE, navigate } from '../router';
+
+export function Link({ to, children, ...rest }: { to: string; children: ReactNode } & AnchorHTMLAttributes<HTMLAnchorElement>) {
+  return (
+    <a
+      href={BASE + to}
+      onClick={(e) => {
+        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(to);
+      }}
+      {...rest}
+    >
+      {children}
+    </a>
+  );
+}
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: string | null;
+  loading: boolean;
+  reload: () => Promise<void>;
+}
+
+/**
+ * Runs `load` now and whenever `deps` change; with `pollMs`, again on that interval while the
+ * tab is visible (live lists). Errors become a sentence for the screen.
+ */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[], pollMs?: number | false): Loaded<T> {
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const latest = useRef(load);
+  latest.current = load;
+  const reload = useCallback(async () => {
+    try {
+      const value = await latest.current();
+      setData(value);
+      setError(null);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setLoading(false);
+    }
+  }, []);
+  useEffect(() => {
+    setLoading(true);
+    void reload();
+    if (!pollMs) return;
+    const timer = setInterval(() => document.visibilityState === 'visible' && void reload(), pollMs);
+    return () => clearInterval(timer);
+  }, [...deps, pollMs]);
+  return { data, error, loading, reload };
+}
+
+/** Runs an action, keeping its error and busy state for the button that started it. */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const run = useCallback(async (action: () => Promise<unknown>, done?: string) => {
+    setBusy(true);
+    setError(null);
+    setNotice(null);
+    try {
+      await action();
+      if (done) setNotice(done);
+      return true;
+    } catch (err) {
+      setError((err as Error).message);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, notice, run, setError };
+}
+
+export function Message({ error, notice }: { error?: string | null; notice?: string | null }) {
+  if (error) return <p className="message error" role="alert">{error}</p>;
+  if (notice) return <p className="message notice" role="status">{notice}</p>;
+  return null;
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge-${status}`}>{status.replace(/_/g, ' ')}</span>;
+}
+
+export function When({ at }: { at: string | null | undefined }) {
+  if (!at) return <span className="muted">—</span>;
+  const d = new Date(at);
+  return <time dateTime={at} title={at}>{d.toLocaleString()}</time>;
+}
+
+export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+  useEffect(() => {
+    document.title = `${title} · Quire`;
+  }, [title]);
+  return (
+    <section className="page" aria-labelledby="page-title">
+      <header className="page-header">
+        <h1 id="page-title">{title}</h1>
+        {actions && <div className="page-actions">{actions}</div>}
+      </header>
+      {children}
+    </section>
+  );
+}
+
+/** A 501 from an operation this installation does not offer reads as that, not as a failure. */
+export function unavailable(error: string | null): boolean {
+  return !!error && /not (available|implemented)|not offered|501/i.test(error);
+}

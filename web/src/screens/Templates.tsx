@@ -1,0 +1,332 @@
+// Templates: the list, and the editor (fields as a JSON schema, rules from the rule-kinds
+// catalogue), a test on a file or a job, versions with a diff, activate and deactivate.
+import { useEffect, useState } from 'react';
+import { api, must, uploadWithProgress } from '../api/client';
+import { diffLines } from '../components/diff';
+import { type Artifact, type BBox, type CanonicalPage, PageView } from '../components/PageView';
+import { Link, Message, Page, When, unavailable, useAction, useLoad } from '../components/ui';
+import { navigate } from '../router';
+import { type JobResult, show } from './JobDetail';
+
+export function TemplateList() {
+  const list = useLoad(async () => must(await api.GET('/v1/templates', { params: { query: { limit: 200 } } })), []);
+  return (
+    <Page title="Templates" actions={<Link to="/templates/new" className="button primary">New template</Link>}>
+      <div className="card">
+        <Message error={list.error} />
+        <table className="list" aria-label="Templates">
+          <thead><tr><th scope="col">Name</th><th scope="col">Version</th><th scope="col">Active</th><th scope="col">Updated</th></tr></thead>
+          <tbody>
+            {(list.data?.items ?? []).map((t) => (
+              <tr key={t.id}><td><Link to={`/templates/${t.id}`}>{t.name}</Link></td><td>{t.version}</td><td>{t.active ? 'yes' : 'no'}</td><td><When at={t.updated_at} /></td></tr>
+            ))}
+          </tbody>
+        </table>
+        {list.data && list.data.items.length === 0 && <p className="muted">No templates yet.</p>}
+      </div>
+      <Drafts onAccepted={() => void list.reload()} />
+    </Page>
+  );
+}
+
+/** Proposed templates awaiting a decision; hidden where this installation does not offer drafts. */
+function Drafts({ onAccepted }: { onAccepted: () => void }) {
+  const drafts = useLoad(async () => (must(await api.GET('/v1/templates/drafts')) as unknown as { items?: { id: string; proposed_name: string; auto_seen_count: number; status: string; created_at: string }[] }).items ?? [], []);
+  const action = useAction();
+  if (unavailable(drafts.error)) return null;
+  const pending = (drafts.data ?? []).filter((d) => d.status === 'pending');
+  return (
+    <div className="card">
+      <h2>Drafts</h2>
+      <Message error={drafts.error ?? action.error} notice={action.notice} />
+      {pending.length === 0 ? (
+        <p className="muted">No proposed templates wait for a decision.</p>
+      ) : (
+        <table className="list" aria-label="Drafts">
+          <thead><tr><th scope="col">Proposed name</th><th scope="col">Seen</th><th scope="col">Proposed</th><th scope="col">Decision</th></tr></thead>
+          <tbody>
+            {pending.map((d) => (
+              <tr key={d.id}>
+                <td>{d.proposed_name}</td><td>{d.auto_seen_count}</td><td><When at={d.created_at} /></td>
+                <td className="buttons">
+                  <button onClick={() => void action.run(async () => { must(await api.POST('/v1/templates/drafts/{draft_id}/accept', { params: { path: { draft_id: d.id } } })); await drafts.reload(); onAccepted(); }, 'Accepted as a template.')}>Accept</button>
+                  <button className="danger" onClick={() => void action.run(async () => { must(await api.DELETE('/v1/templates/drafts/{draft_id}', { params: { path: { draft_id: d.id } } })); await drafts.reload(); }, 'Rejected.')}>Reject</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+const TYPES = ['string', 'number', 'integer', 'boolean', 'date'] as const;
+interface FieldRow { name: string; type: (typeof TYPES)[number]; description: string; required: boolean; extra: Record<string, unknown> }
+interface RuleRow { kind: string; target: string; params: string; severity: 'error' | 'warn'; message: string }
+type Schema = { type?: string; properties?: Record<string, Record<string, unknown>>; required?: string[] };
+
+function fieldsFromSchema(schema: Schema): FieldRow[] {
+  return Object.entries(schema.properties ?? {}).map(([name, p]) => {
+    const { type, format, description, ...extra } = p as { type?: string; format?: string; description?: string };
+    const t = format === 'date' ? 'date' : ((TYPES as readonly string[]).includes(String(type)) ? type : 'string');
+    return { name, type: t as FieldRow['type'], description: description ?? '', required: (schema.required ?? []).includes(name), extra };
+  });
+}
+
+function schemaFromFields(rows: FieldRow[]): Schema {
+  const properties: Record<string, Record<string, unknown>> = {};
+  for (const r of rows.filter((r) => r.name.trim())) {
+    properties[r.name.trim()] = { ...r.extra, ...(r.type === 'date' ? { type: 'string', format: 'date' } : { type: r.type }), ...(r.description ? { description: r.description } : {}) };
+  }
+  const required = rows.filter((r) => r.required && r.name.trim()).map((r) => r.name.trim());
+  return { type: 'object', properties, ...(required.length ? { required } : {}) };
+}
+
+function rulesFromTemplate(rules: Record<string, unknown>[]): RuleRow[] {
+  return rules.map((r) => ({
+    kind: String(r.kind),
+    target: Array.isArray(r.fields) ? (r.fields as string[]).join(', ') : String(r.field ?? ''),
+    params: r.params ? JSON.stringify(r.params) : '',
+    severity: r.severity === 'warn' ? 'warn' : 'error',
+    message: String(r.message ?? ''),
+  }));
+}
+
+function ruleBody(r: RuleRow, kinds: RuleKind[]): Record<string, unknown> {
+  const kind = kinds.find((k) => k.kind === r.kind);
+  const many = kind?.target === 'fields';
+  const targets = r.target.split(',').map((s) => s.trim()).filter(Boolean);
+  let params: unknown;
+  if (r.params.trim()) {
+    try {
+      params = JSON.parse(r.params);
+    } catch {
+      throw new Error(`The params of the ${r.kind} rule are not valid JSON.`);
+    }
+  }
+  return { kind: r.kind, ...(many ? { fields: targets } : { field: targets[0] ?? '' }), ...(params !== undefined ? { params } : {}), severity: r.severity, ...(r.message ? { message: r.message } : {}) };
+}
+
+type RuleKind = { kind: string; description: string; target: string; params: Record<string, unknown>; example: Record<string, unknown> };
+
+export function TemplateEditor({ templateId }: { templateId: string | null }) {
+  const kinds = useLoad(async () => must(await api.GET('/v1/templates/meta/rule-kinds')).items as RuleKind[], []);
+  const existing = useLoad(async () => (templateId ? must(await api.GET('/v1/templates/{template_id}', { params: { path: { template_id: templateId } } })) : null), [templateId]);
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [overlay, setOverlay] = useState('');
+  const [fields, setFields] = useState<FieldRow[]>([{ name: '', type: 'string', description: '', required: false, extra: {} }]);
+  const [rules, setRules] = useState<RuleRow[]>([]);
+  const save = useAction();
+  const t = existing.data;
+  useEffect(() => {
+    if (!t) return;
+    setName(t.name);
+    setDescription(t.description ?? '');
+    setOverlay(t.prompt_overlay ?? '');
+    setFields(fieldsFromSchema(t.json_schema as Schema));
+    setRules(rulesFromTemplate(t.validation_rules));
+  }, [t]);
+
+  const payload = () => ({
+    name: name.trim(),
+    description: description.trim() || null,
+    prompt_overlay: overlay,
+    json_schema: schemaFromFields(fields) as Record<string, unknown>,
+    validation_rules: rules.map((r) => ruleBody(r, kinds.data ?? [])),
+    ...(t ? { review_thresholds: t.review_thresholds as never, post_processing: t.post_processing as never } : {}),
+  });
+
+  const onSave = () =>
+    save.run(async () => {
+      if (t) {
+        must(await api.PUT('/v1/templates/{template_id}', { params: { path: { template_id: t.id } }, body: payload() }));
+        await existing.reload();
+      } else {
+        const created = must(await api.POST('/v1/templates', { body: payload() }));
+        navigate(`/templates/${created.id}`, true);
+      }
+    }, 'Saved.');
+
+  const setField = (i: number, patch: Partial<FieldRow>) => setFields(fields.map((f, j) => (j === i ? { ...f, ...patch } : f)));
+  const setRule = (i: number, patch: Partial<RuleRow>) => setRules(rules.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  const fieldNames = fields.map((f) => f.name.trim()).filter(Boolean);
+
+  return (
+    <Page
+      title={t ? `Template ${t.name}` : 'New template'}
+      actions={t && <span className="muted">version {t.version} · {t.active ? 'active' : 'inactive'}</span>}
+    >
+      <Message error={existing.error ?? kinds.error ?? save.error} notice={save.notice} />
+      <form className="card" onSubmit={(e) => { e.preventDefault(); void onSave(); }} aria-label="Template">
+        <div className="row">
+          <label>Name<input required pattern="[a-z0-9][a-z0-9_\-]*" title="Lower-case letters, digits, _ and -" value={name} onChange={(e) => setName(e.target.value)} /></label>
+          <label className="grow">Description<input value={description} onChange={(e) => setDescription(e.target.value)} /></label>
+        </div>
+        <label>Prompt overlay<textarea rows={2} value={overlay} onChange={(e) => setOverlay(e.target.value)} /></label>
+
+        <fieldset>
+          <legend>Fields</legend>
+          <table className="editor" aria-label="Fields">
+            <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Description (helps find it)</th><th scope="col">Required</th><th scope="col"><span className="visually-hidden">Remove</span></th></tr></thead>
+            <tbody>
+              {fields.map((f, i) => (
+                <tr key={i}>
+                  <td><input aria-label={`Field ${i + 1} name`} value={f.name} onChange={(e) => setField(i, { name: e.target.value })} /></td>
+                  <td><select aria-label={`Field ${i + 1} type`} value={f.type} onChange={(e) => setField(i, { type: e.target.value as FieldRow['type'] })}>{TYPES.map((ty) => <option key={ty}>{ty}</option>)}</select></td>
+                  <td><input aria-label={`Field ${i + 1} description`} value={f.description} onChange={(e) => setField(i, { description: e.target.value })} /></td>
+                  <td><input type="checkbox" aria-label={`Field ${i + 1} required`} checked={f.required} onChange={(e) => setField(i, { required: e.target.checked })} /></td>
+                  <td><button type="button" onClick={() => setFields(fields.filter((_, j) => j !== i))} aria-label={`Remove field ${i + 1}`}>✕</button></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <button type="button" onClick={() => setFields([...fields, { name: '', type: 'string', description: '', required: false, extra: {} }])}>Add field</button>
+        </fieldset>
+
+        <fieldset>
+          <legend>Rules</legend>
+          <table className="editor" aria-label="Rules">
+            <thead><tr><th scope="col">Kind</th><th scope="col">Field(s)</th><th scope="col">Params (JSON)</th><th scope="col">Severity</th><th scope="col">Message</th><th scope="col"><span className="visually-hidden">Remove</span></th></tr></thead>
+            <tbody>
+              {rules.map((r, i) => {
+                const kind = (kinds.data ?? []).find((k) => k.kind === r.kind);
+                return (
+                  <tr key={i}>
+                    <td>
+                      <select aria-label={`Rule ${i + 1} kind`} value={r.kind} onChange={(e) => { const k = (kinds.data ?? []).find((x) => x.kind === e.target.value); setRule(i, { kind: e.target.value, params: k?.example?.params ? JSON.stringify(k.example.params) : '' }); }}>
+                        {(kinds.data ?? []).map((k) => <option key={k.kind} value={k.kind}>{k.kind}</option>)}
+                      </select>
+                      {kind && <small className="muted block">{kind.description}</small>}
+                    </td>
+                    <td><input aria-label={`Rule ${i + 1} field`} list="template-fields" value={r.target} placeholder={kind?.target === 'fields' ? 'a, b, c' : 'field'} onChange={(e) => setRule(i, { target: e.target.value })} /></td>
+                    <td><input aria-label={`Rule ${i + 1} params`} value={r.params} onChange={(e) => setRule(i, { params: e.target.value })} /></td>
+                    <td><select aria-label={`Rule ${i + 1} severity`} value={r.severity} onChange={(e) => setRule(i, { severity: e.target.value as RuleRow['severity'] })}><option>error</option><option>warn</option></select></td>
+                    <td><input aria-label={`Rule ${i + 1} message`} value={r.message} onChange={(e) => setRule(i, { message: e.target.value })} /></td>
+                    <td><button type="button" onClick={() => setRules(rules.filter((_, j) => j !== i))} aria-label={`Remove rule ${i + 1}`}>✕</button></td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          <datalist id="template-fields">{fieldNames.map((n) => <option key={n} value={n} />)}</datalist>
+          <button type="button" onClick={() => setRules([...rules, { kind: kinds.data?.[0]?.kind ?? 'required', target: fieldNames[0] ?? '', params: '', severity: 'error', message: '' }])}>Add rule</button>
+        </fieldset>
+        <button type="submit" className="primary" disabled={save.busy}>{t ? 'Save as new version' : 'Create template'}</button>
+      </form>
+      <TemplateTest inline={() => payload()} />
+      {t && <TemplateAdmin id={t.id} active={t.active} onChange={() => void existing.reload()} />}
+      {t && <Versions key={t.version} id={t.id} />}
+    </Page>
+  );
+}
+
+function TemplateTest({ inline }: { inline: () => Record<string, unknown> }) {
+  const [file, setFile] = useState<File | null>(null);
+  const [jobId, setJobId] = useState('');
+  const [result, setResult] = useState<{ status: string; review_reasons: string[]; extraction: Record<string, unknown> } | null>(null);
+  const action = useAction();
+  const recent = useLoad(async () => must(await api.GET('/v1/documents', { params: { query: { limit: 20, status: 'completed' } } })).items, []);
+  const run = () =>
+    action.run(async () => {
+      const form = new FormData();
+      form.append('template', JSON.stringify({ ...inline(), name: undefined }));
+      if (file) form.append('file', file, file.name);
+      else if (jobId) form.append('job_id', jobId);
+      else throw new Error('Choose a file or a job to test on.');
+      const res = await uploadWithProgress('/v1/templates/test', form, () => undefined);
+      if (res.status !== 200) throw new Error(typeof res.body?.detail === 'string' ? res.body.detail : `The test failed (${res.status}): ${JSON.stringify(res.body?.detail ?? res.body)}`);
+      setResult(res.body);
+      setTested(file ? null : jobId);
+    });
+  const [tested, setTested] = useState<string | null>(null);
+  const job = useLoad(async () => (tested ? must(await api.GET('/v1/documents/{job_id}', { params: { path: { job_id: tested } } })) : null), [tested]);
+  const x = result?.extraction as { data?: Record<string, unknown>; fields?: Record<string, { value: unknown; confidence: number; evidence?: { page: number; bbox: BBox }[] }>; validation?: { field: string; message: string; severity: string }[] } | undefined;
+  const pages: CanonicalPage[] = ((job.data?.result ?? null) as JobResult | null)?.canonical?.pages ?? [];
+  const marks = Object.entries(x?.fields ?? {}).flatMap(([name, f]) => (f.evidence ?? []).map((e) => ({ page: e.page, bbox: e.bbox, label: `${name}: ${show(f.value)}` })));
+  const markedPage = pages.find((p) => marks.some((m) => m.page === p.page_number)) ?? pages[0];
+  return (
+    <div className="card" aria-label="Test">
+      <h2>Test</h2>
+      <p className="muted">Runs the template as it stands in the editor, without saving anything or creating a job.</p>
+      <div className="row">
+        <label>File<input type="file" onChange={(e) => setFile(e.target.files?.[0] ?? null)} /></label>
+        <label>or a processed job
+          <select value={jobId} onChange={(e) => setJobId(e.target.value)}>
+            <option value="">—</option>
+            {(recent.data ?? []).map((j) => <option key={j.job_id} value={j.job_id}>{j.original_filename ?? j.job_id}</option>)}
+          </select>
+        </label>
+        <button onClick={() => void run()} disabled={action.busy}>{action.busy ? 'Testing…' : 'Run test'}</button>
+      </div>
+      <Message error={action.error} />
+      {result && (
+        <div className="test-result" role="region" aria-label="Test result">
+          <p>Would end as <strong>{result.status}</strong>{result.review_reasons.length ? ` (${result.review_reasons.join(', ')})` : ''}.</p>
+          <table className="list" aria-label="Test fields">
+            <thead><tr><th scope="col">Field</th><th scope="col">Value</th><th scope="col">Confidence</th></tr></thead>
+            <tbody>{Object.entries(x?.fields ?? {}).map(([k, f]) => <tr key={k}><td>{k}</td><td>{show(f.value)}</td><td>{Math.round(f.confidence * 100)}%</td></tr>)}</tbody>
+          </table>
+          {(x?.validation ?? []).length > 0 && <ul className="validation">{x!.validation!.map((v, i) => <li key={i} className={`sev-${v.severity}`}>{v.field}: {v.message}</li>)}</ul>}
+          {markedPage && job.data && (
+            <PageView
+              page={markedPage}
+              artifacts={(job.data.artifacts ?? []) as Artifact[]}
+              layers={{ blocks: false, tables: false, keyValues: false }}
+              marks={marks.filter((m) => m.page === markedPage.page_number)}
+            />
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function TemplateAdmin({ id, active, onChange }: { id: string; active: boolean; onChange: () => void }) {
+  const action = useAction();
+  return (
+    <div className="card actions">
+      <Message error={action.error} notice={action.notice} />
+      {active ? (
+        <button onClick={() => void action.run(async () => { must(await api.POST('/v1/templates/{template_id}/deactivate', { params: { path: { template_id: id } } })); onChange(); }, 'Deactivated: auto-classification no longer picks it.')}>Deactivate</button>
+      ) : (
+        <button onClick={() => void action.run(async () => { must(await api.POST('/v1/templates/{template_id}/activate', { params: { path: { template_id: id } } })); onChange(); }, 'Activated.')}>Activate</button>
+      )}
+      <button className="danger" onClick={() => void action.run(async () => { must(await api.DELETE('/v1/templates/{template_id}', { params: { path: { template_id: id } } })); navigate('/templates'); })}>Delete</button>
+    </div>
+  );
+}
+
+function Versions({ id }: { id: string }) {
+  const versions = useLoad(async () => (must(await api.GET('/v1/templates/{template_id}/versions', { params: { path: { template_id: id } } })) as { items: { version: number; created_at: string; template: Record<string, unknown> }[] }).items, [id]);
+  const items = versions.data ?? [];
+  const [a, setA] = useState<number | null>(null);
+  const [b, setB] = useState<number | null>(null);
+  const left = items.find((v) => v.version === (a ?? items[1]?.version));
+  const right = items.find((v) => v.version === (b ?? items[0]?.version));
+  const text = (v?: { template: Record<string, unknown> }) => {
+    if (!v) return '';
+    const { name, description, prompt_overlay, json_schema, validation_rules, review_thresholds, post_processing } = v.template;
+    return JSON.stringify({ name, description, prompt_overlay, json_schema, validation_rules, review_thresholds, post_processing }, null, 2);
+  };
+  return (
+    <div className="card">
+      <h2>Versions</h2>
+      <Message error={versions.error} />
+      {items.length < 2 ? (
+        <p className="muted">One version so far; saving creates the next.</p>
+      ) : (
+        <>
+          <div className="row">
+            <label>From<select value={left?.version} onChange={(e) => setA(Number(e.target.value))}>{items.map((v) => <option key={v.version} value={v.version}>v{v.version}</option>)}</select></label>
+            <label>To<select value={right?.version} onChange={(e) => setB(Number(e.target.value))}>{items.map((v) => <option key={v.version} value={v.version}>v{v.version}</option>)}</select></label>
+          </div>
+          <pre className="diff" aria-label="Differences">
+            {diffLines(text(left), text(right)).filter((l, i, all) => l.kind !== 'same' || all.slice(Math.max(0, i - 2), i + 3).some((n) => n.kind !== 'same')).map((l, i) => <div key={i} className={`diff-${l.kind}`}>{l.kind === 'added' ? '+ ' : l.kind === 'removed' ? '- ' : '  '}{l.text}</div>)}
+          </pre>
+        </>
+      )}
+    </div>
+  );
+}

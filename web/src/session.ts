@@ -1,0 +1,44 @@
+// The signed-in session, kept in localStorage so a reload stays signed in; subscribers re-render.
+export interface SessionState {
+  token: string | null;
+  /** X-Tenant-Id a platform admin acts in (null: their own tenant). */
+  tenant: string | null;
+}
+
+const KEY = 'quire.session';
+const listeners = new Set<() => void>();
+
+function read(): SessionState {
+  try {
+    const raw = localStorage.getItem(KEY);
+    if (raw) return JSON.parse(raw) as SessionState;
+  } catch {
+    /* storage unavailable or corrupt: start signed out */
+  }
+  return { token: null, tenant: null };
+}
+
+let state = read();
+
+function write(next: SessionState): void {
+  state = next;
+  try {
+    localStorage.setItem(KEY, JSON.stringify(next));
+  } catch {
+    /* private mode: the session lives for this page only */
+  }
+  for (const l of listeners) l();
+}
+
+export const session = {
+  get: () => state,
+  signIn: (token: string) => write({ token, tenant: null }),
+  setTenant: (tenant: string | null) => write({ ...state, tenant }),
+  clear: () => {
+    if (state.token) write({ token: null, tenant: null });
+  },
+  subscribe(listener: () => void): () => void {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+};
