@@ -248,6 +248,23 @@ describe('judge mode with a judge endpoint', () => {
     // The OCR second reading is not needed when a judge model votes.
     expect(job.result.engine.stages).not.toContain('ocr');
   });
+
+  it('a failing judge does not fail the job: the values stand unconfirmed and go to review', async () => {
+    await setInfra('judge', `${judge.url}/v1`, JUDGE_KEY);
+    await h.seedTenant('judge-down');
+    const tenantAdmin = (await h.seedUser('judge-down', 'admin')).token!;
+    expect((await call('PATCH', '/v1/admin/tenant-policy/judge-down', tenantAdmin, { judge_mode_enabled: true })).status).toBe(200);
+    const t = await call('POST', '/v1/templates', tenantAdmin, { name: 'invoice-judge-down', json_schema: SCHEMA });
+    vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null }));
+    judge.handle(() => ({ status: 401, body: { error: { message: 'invalid api key', type: 'invalid_request_error' } } }));
+    const job = await processInvoice(tenantAdmin, t.body.id);
+    expect(job.status).toBe('needs_review');
+    expect(job.result.extraction.data.total).toBe(TRUTH.amount);
+    expect(job.result.extraction.review_reasons).toContain('low_agreement:total');
+    expect(job.result.engine.judge).toMatchObject({ method: 'judge_model', agreement: { total: 0 } });
+    expect(job.result.engine.judge.unavailable).toMatch(/HTTP 401/);
+    expect(job.result.engine.judge.unavailable).not.toContain(JUDGE_KEY);
+  });
 });
 
 describe('secrets', () => {

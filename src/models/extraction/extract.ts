@@ -51,6 +51,8 @@ export interface ModelJudgeSummary {
   method: 'judge_model' | 'second_reading';
   agreement: Record<string, number>;
   disagreements: Record<string, { value: unknown; judge_value: unknown; agreement: number }>;
+  /** The judge model could not be read (after its retries): no value was confirmed, so a person checks them. */
+  unavailable?: string;
 }
 
 export interface ModelExtractionInput {
@@ -228,10 +230,18 @@ export async function runModelExtraction(input: ModelExtractionInput): Promise<M
   const meter = new UsageMeter(input.client);
   const judgeMeter = input.judge ? new UsageMeter(input.judge) : null;
 
-  // The judge model reads the document independently, at the same time.
+  // The judge model reads the document independently, at the same time. Its failure does not fail
+  // the extraction: the values stand unconfirmed and go to a person instead.
+  let judgeFailure: string | null = null;
   const [reading, judgeReading] = await Promise.all([
     readDocument(input.client, prep, input, grounder, meter),
-    input.judge && judgeMeter ? readDocument(input.judge, prep, input, grounder, judgeMeter) : Promise.resolve(null),
+    input.judge && judgeMeter
+      ? readDocument(input.judge, prep, input, grounder, judgeMeter).catch((err: unknown) => {
+          if (input.signal?.aborted || !(err instanceof ModelCallError)) throw err;
+          judgeFailure = err.message;
+          return null;
+        })
+      : Promise.resolve(null),
   ]);
 
   // The embedded extractor votes (it costs no call): its entities are the job's entities too.
@@ -287,7 +297,11 @@ export async function runModelExtraction(input: ModelExtractionInput): Promise<M
     : input.secondReading
       ? new Map(Object.entries(runExtraction(input.secondReading, template, policy, { now: input.now }).extraction.fields).map(([p, f]) => [p, f.value]))
       : null;
-  if (judgeValues) {
+  if (judgeFailure !== null) {
+    // Nothing confirmed any value: every field read counts as unagreed (low_agreement:<field>).
+    agreement = Object.fromEntries(Object.keys(fieldResults).filter((p) => fieldResults[p]!.value !== null).map((p) => [p, 0]));
+    judge = { method: 'judge_model', agreement, disagreements: {}, unavailable: `${judgeFailure}. The values were not confirmed by a second model.` };
+  } else if (judgeValues) {
     agreement = agreementOf(fieldResults, Object.fromEntries([...judgeValues].map(([p, value]) => [p, { value }])));
     const disagreements: ModelJudgeSummary['disagreements'] = {};
     for (const [path, score] of Object.entries(agreement)) {
