@@ -5,8 +5,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { JWT } from 'google-auth-library';
 import { anthropicSdk } from './backends/anthropic.js';
+import { vertexTarget } from './backends/vertex.js';
 import OpenAI from 'openai';
 import { type GuardOptions, OutboundBlockedError, assertOutboundAllowed, createGuardedFetch, guardedLookup } from '../lib/ssrf-guard.js';
 import type { ModelEndpointConfig } from './endpoint-config.js';
@@ -27,7 +27,7 @@ export function defaultBaseUrl(config: ModelEndpointConfig): string {
     case 'bedrock':
       return `https://bedrock-runtime.${config.aws_region}.amazonaws.com`;
     case 'vertex':
-      return `https://${config.gcp_region}-aiplatform.googleapis.com`;
+      return `https://${config.gcp_region ?? 'us-central1'}-aiplatform.googleapis.com/v1`;
     case 'custom_url':
       return config.base_url ?? '';
   }
@@ -70,12 +70,10 @@ async function callOnce(config: ModelEndpointConfig, guard: GuardOptions): Promi
       return `model ${config.model} answered`;
     }
     case 'vertex': {
-      // The token comes from Google's OAuth endpoint (google-auth-library's own, a public address).
-      const key = JSON.parse(config.credentials.service_account_json ?? '{}') as { client_email?: string; private_key?: string };
-      const jwt = new JWT({ email: key.client_email, key: key.private_key, scopes: ['https://www.googleapis.com/auth/cloud-platform'] });
-      const { token } = await jwt.getAccessToken();
-      const url = `${baseUrl.replace(/\/$/, '')}/v1/projects/${config.gcp_project}/locations/${config.gcp_region}/publishers/google/models/${config.model}:generateContent`;
-      const response = await fetch(url, {
+      // The same target and token source as extraction: the service account's token_uri, guarded.
+      const target = vertexTarget({ endpoint: config, guard });
+      const token = await target.accessToken();
+      const response = await target.fetch(target.url, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: PING }] }], generationConfig: { maxOutputTokens: 1 } }),

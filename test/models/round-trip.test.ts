@@ -1,5 +1,6 @@
 // Endpoint `test` round trips through the official SDKs against loopback servers speaking each
 // backend's wire protocol: what was sent (auth, model, one token) and how answers and refusals read.
+import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelEndpointConfig } from '../../src/models/endpoint-config.js';
 import { modelRoundTrip } from '../../src/models/round-trip.js';
@@ -9,6 +10,8 @@ import { type LoopbackHttp, startHttpServer } from '../helpers/loopback-servers.
 const loopbackOnly = guardOptionsFromConfig({ allowPrivateNetwork: false, outboundAllow: ['127.0.0.1'] });
 let anthropic: LoopbackHttp;
 let bedrock: LoopbackHttp;
+let vertex: LoopbackHttp;
+const { privateKey, publicKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
 
 function config(overrides: Partial<ModelEndpointConfig>): ModelEndpointConfig {
   return { backend: 'anthropic', model: 'm', base_url: null, aws_region: null, gcp_project: null, gcp_region: null, credentials: {}, timeout_seconds: 10, max_retries: 0, price_per_mtok: null, label: 'platform vlm endpoint', ...overrides };
@@ -29,10 +32,23 @@ beforeAll(async () => {
     if (!String(req.headers.authorization ?? '').startsWith('AWS4-HMAC-SHA256 Credential=AKIDLOCAL/')) return { status: 403, json: { message: 'The security token included in the request is invalid.' } };
     return { status: 200, json: { output: { message: { role: 'assistant', content: [{ text: 'ok' }] } }, stopReason: 'max_tokens', usage: { inputTokens: 10, outputTokens: 1, totalTokens: 11 }, metrics: { latencyMs: 5 } } };
   });
+  // Google's OAuth token endpoint (a JWT-bearer grant signed with the service account's key) and
+  // generateContent, on one server.
+  vertex = await startHttpServer((req) => {
+    if (req.url === '/token') {
+      const assertion = new URLSearchParams(req.body.toString('utf8')).get('assertion') ?? '';
+      const [head, payload, signature] = assertion.split('.');
+      const valid = !!signature && crypto.verify('RSA-SHA256', Buffer.from(`${head}.${payload}`), publicKey, Buffer.from(signature, 'base64url'));
+      return valid ? { status: 200, json: { access_token: 'ya29.round-trip', expires_in: 3599, token_type: 'Bearer' } } : { status: 400, json: { error: 'invalid_grant' } };
+    }
+    if (req.headers.authorization !== 'Bearer ya29.round-trip') return { status: 401, json: { error: { code: 401, status: 'UNAUTHENTICATED' } } };
+    return { status: 200, json: { candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] }, finishReason: 'MAX_TOKENS' }], usageMetadata: { promptTokenCount: 8, candidatesTokenCount: 1 } } };
+  });
 });
 afterAll(async () => {
   await anthropic?.close();
   await bedrock?.close();
+  await vertex?.close();
 });
 
 describe('model round trips', () => {
@@ -66,6 +82,20 @@ describe('model round trips', () => {
     );
     expect(refused).toMatchObject({ ok: false, detail: expect.stringContaining('HTTP 403') });
     expect(refused.detail).not.toContain('other-secret-key');
+  });
+
+  it('vertex: a token from the service account\'s token_uri, then a generateContent call of one token', async () => {
+    const account = (key: crypto.KeyObject) => JSON.stringify({ type: 'service_account', project_id: 'quire-rt', private_key_id: 'k1', private_key: key.export({ type: 'pkcs8', format: 'pem' }).toString(), client_email: 'rt@quire-rt.iam.gserviceaccount.com', token_uri: `${vertex.url}/token` });
+    const ok = await modelRoundTrip(config({ backend: 'vertex', model: 'gemini-rt', base_url: `${vertex.url}/v1`, gcp_region: 'europe-west4', credentials: { service_account_json: account(privateKey) } }), loopbackOnly);
+    expect(ok, ok.detail).toMatchObject({ ok: true, detail: 'vertex: model gemini-rt answered' });
+    expect(vertex.requests.map((r) => r.url)).toEqual(['/token', '/v1/projects/quire-rt/locations/europe-west4/publishers/google/models/gemini-rt:generateContent']);
+    expect(JSON.parse(vertex.requests[1]!.body.toString())).toMatchObject({ generationConfig: { maxOutputTokens: 1 } });
+
+    // A key the token endpoint does not know: refused, and the key is nowhere in the detail.
+    const stranger = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const refused = await modelRoundTrip(config({ backend: 'vertex', model: 'gemini-rt', base_url: `${vertex.url}/v1`, gcp_region: 'europe-west4', credentials: { service_account_json: account(stranger) } }), loopbackOnly);
+    expect(refused).toMatchObject({ ok: false, detail: expect.stringContaining('vertex: ') });
+    expect(refused.detail).not.toContain('PRIVATE KEY');
   });
 
   it('refuses private addresses the guard does not allow, before any request', async () => {

@@ -38,12 +38,21 @@ export function parseServiceAccount(json: string | undefined, label: string): Se
   return account;
 }
 
-export function vertexClient({ endpoint, guard }: BackendContext): ModelClient {
+/** Where an endpoint's generateContent calls go, and the OAuth token they carry. */
+export interface VertexTarget {
+  url: string;
+  tokenUri: string;
+  fetch: typeof fetch;
+  accessToken(): Promise<string>;
+}
+
+/** The endpoint's generateContent URL and token source; every request, the token's included, passes the guard. */
+export function vertexTarget({ endpoint, guard }: BackendContext): VertexTarget {
   const account = parseServiceAccount(endpoint.credentials.service_account_json, endpoint.label);
   const project = endpoint.gcp_project ?? account.project_id;
   const region = endpoint.gcp_region ?? 'us-central1';
   if (!project) throw new Error(`${endpoint.label}: vertex needs gcp_project (or project_id in the service account)`);
-  const guardedFetch = createGuardedFetch(guard);
+  const guardedFetch = createGuardedFetch(guard) as unknown as typeof fetch;
   const tokenUri = account.token_uri ?? GOOGLE_TOKEN_URL;
   const auth = new JWT({
     email: account.client_email,
@@ -58,12 +67,26 @@ export function vertexClient({ endpoint, guard }: BackendContext): ModelClient {
     },
   });
   const root = (endpoint.base_url ?? `https://${region}-aiplatform.googleapis.com/v1`).replace(/\/+$/, '');
-  const url = `${root}/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(region)}/publishers/google/models/${encodeURIComponent(endpoint.model)}:generateContent`;
+  return {
+    url: `${root}/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(region)}/publishers/google/models/${encodeURIComponent(endpoint.model)}:generateContent`,
+    tokenUri,
+    fetch: guardedFetch,
+    accessToken: async () => {
+      const { token } = await auth.getAccessToken();
+      if (!token) throw new Error(`the token request to ${new URL(tokenUri).host} gave no access token`);
+      return token;
+    },
+  };
+}
+
+export function vertexClient(context: BackendContext): ModelClient {
+  const { endpoint } = context;
+  const { url, tokenUri, fetch: guardedFetch, accessToken } = vertexTarget(context);
 
   const once = async (request: ModelRequest): Promise<ModelAnswer> => {
     let response: Response;
     try {
-      const { token } = await auth.getAccessToken().catch((err: { status?: number; response?: { status?: number }; message: string }) => {
+      const token = await accessToken().catch((err: { status?: number; response?: { status?: number }; message: string }) => {
         throw new AttemptFailure(err.response?.status ?? err.status ?? null, oneLine(`token request to ${new URL(tokenUri).host} failed: ${err.message}`));
       });
       response = await guardedFetch(url, {
