@@ -19,6 +19,8 @@ export const THREAD_HEAP_MB = 1536;
 export const RECYCLE_BYTES = 320 * 1024 * 1024;
 /** How long a stopping thread may take to free its OCR engines (a page's inference finishing). */
 const CLOSE_GRACE_MS = 30_000;
+/** A thread that does not even acknowledge a `close` within this is stuck in JavaScript (a parser loop). */
+const CLOSE_ACK_MS = 1_000;
 
 export class PipelineFailure extends Error {
   constructor(
@@ -120,7 +122,7 @@ class PipelineThread {
         if (killTimer) clearTimeout(killTimer);
       };
       const onMessage = (message: FromThread) => {
-        if (message.id !== id || message.type === 'closed') return;
+        if (message.id !== id || message.type === 'closed' || message.type === 'closing') return;
         if (message.type === 'progress') return options.onProgress?.(message.done, message.total);
         cleanup();
         this.afterTask(message.memoryBytes);
@@ -141,9 +143,11 @@ class PipelineThread {
         const kind = options.abortKind();
         worker.postMessage({ type: 'abort', id, kind } satisfies ToThread);
         killTimer = setTimeout(() => {
-          // Stuck between checkpoints: end the thread; 'exit' rejects with the abort reason.
+          // Not at a checkpoint yet: end the thread; 'exit' rejects with the abort reason. A thread
+          // that is only waiting for an OCR inference frees its engines first (ending it mid-inference
+          // takes the process down); one stuck in JavaScript is ended at once.
           this.worker = null;
-          void worker.terminate();
+          void retire(worker, CLOSE_ACK_MS);
         }, ABORT_GRACE_MS);
       };
       worker.on('message', onMessage);
@@ -160,23 +164,33 @@ class PipelineThread {
   async stop(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
-    if (!worker) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, CLOSE_GRACE_MS);
-      const onMessage = (message: FromThread) => {
-        if (message.type !== 'closed') return;
-        clearTimeout(timer);
-        resolve();
-      };
-      worker.on('message', onMessage);
-      worker.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      worker.postMessage({ type: 'close', id: 0 } satisfies ToThread);
-    });
-    await worker.terminate();
+    if (worker) await retire(worker, null);
   }
+}
+
+/**
+ * Asks a thread to free its OCR engines, then terminates it: when `closed` comes, after
+ * CLOSE_GRACE_MS at most, or, with `ackMs`, at once when the thread does not acknowledge in time.
+ */
+async function retire(worker: Worker, ackMs: number | null): Promise<void> {
+  await new Promise<void>((resolve) => {
+    let timer = setTimeout(resolve, ackMs ?? CLOSE_GRACE_MS);
+    const done = () => {
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      resolve();
+    };
+    const onMessage = (message: FromThread) => {
+      if (message.type === 'closing' && ackMs !== null) {
+        clearTimeout(timer);
+        timer = setTimeout(done, CLOSE_GRACE_MS);
+      } else if (message.type === 'closed') done();
+    };
+    worker.on('message', onMessage);
+    worker.once('exit', done);
+    worker.postMessage({ type: 'close', id: 0 } satisfies ToThread);
+  });
+  await worker.terminate();
 }
 
 function abortFailure(kind: AbortKind): PipelineFailure {

@@ -36,6 +36,8 @@ export type FromThread =
   | { type: 'progress'; id: number; done: number; total: number }
   | { type: 'done'; id: number; output: PipelineOutput; memoryBytes?: number }
   | { type: 'failed'; id: number; code: string; message: string; internal: boolean; memoryBytes?: number }
+  /** A `close` was received: the thread's event loop is free (not stuck inside a parser). */
+  | { type: 'closing'; id: 0 }
   | { type: 'closed'; id: 0 };
 
 /** The tenant policy fields the OCR stage reads (docs/ocr.md). */

@@ -51,6 +51,7 @@ port.on('message', (message: ToThread) => {
   if (message.type === 'close') {
     // Terminating a thread while onnxruntime runs an inference takes the whole process down:
     // the engines are closed first (paddle waits for its page in flight), then the pool ends us.
+    port.postMessage({ type: 'closing', id: 0 } satisfies FromThread);
     void settleAbandonedOcr(CLOSE_WAIT_MS)
       .then(() => closeOcrEngines())
       .finally(() => port.postMessage({ type: 'closed', id: 0 } satisfies FromThread));
