@@ -7,7 +7,7 @@ export default defineConfig({
     pool: 'forks',
     // Database-bound files: a few at once keep 2 cores busy without starving PostgreSQL.
     maxWorkers: 3,
-    testTimeout: 30_000,
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default'],
   },
