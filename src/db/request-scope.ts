@@ -25,12 +25,19 @@ interface Scope {
 const storage = new AsyncLocalStorage<Scope>();
 
 class ScopedConnection implements DatabaseConnection {
+  /** The last query queued: one connection runs one query at a time, in the order they were asked. */
+  private tail: Promise<unknown> = Promise.resolve();
+
   constructor(
     readonly inner: DatabaseConnection,
     readonly scope: Scope,
   ) {}
+  // A handler's parallel reads (Promise.all) share the request's one connection: they are queued
+  // here instead of overlapping on the pg client, which pg does not support.
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return this.inner.executeQuery<R>(query);
+    const run = this.tail.then(() => this.inner.executeQuery<R>(query));
+    this.tail = run.catch(() => undefined);
+    return run;
   }
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
     return this.inner.streamQuery<R>(query, chunkSize);
@@ -67,31 +74,31 @@ class ScopedDriver implements Driver {
     const stack = this.nested.get(connection) ?? [];
     stack.push(name);
     this.nested.set(connection, stack);
-    await raw(connection.inner, `savepoint ${name}`);
+    await raw(connection, `savepoint ${name}`);
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     if (!(connection instanceof ScopedConnection)) return this.inner.commitTransaction(connection);
     const name = this.nested.get(connection)?.pop();
-    if (name) await raw(connection.inner, `release savepoint ${name}`);
+    if (name) await raw(connection, `release savepoint ${name}`);
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     if (!(connection instanceof ScopedConnection)) return this.inner.rollbackTransaction(connection);
     const name = this.nested.get(connection)?.pop();
-    if (name) await raw(connection.inner, `rollback to savepoint ${name}`);
+    if (name) await raw(connection, `rollback to savepoint ${name}`);
   }
 
   savepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
-    return this.inner.savepoint!(connection instanceof ScopedConnection ? connection.inner : connection, name, compile);
+    return this.inner.savepoint!(connection, name, compile);
   }
 
   rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
-    return this.inner.rollbackToSavepoint!(connection instanceof ScopedConnection ? connection.inner : connection, name, compile);
+    return this.inner.rollbackToSavepoint!(connection, name, compile);
   }
 
   releaseSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
-    return this.inner.releaseSavepoint!(connection instanceof ScopedConnection ? connection.inner : connection, name, compile);
+    return this.inner.releaseSavepoint!(connection, name, compile);
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
@@ -111,7 +118,7 @@ class ScopedDriver implements Driver {
     if (!pending) return;
     const conn = await pending;
     try {
-      await raw(conn.inner, commit ? 'commit' : 'rollback');
+      await raw(conn, commit ? 'commit' : 'rollback');
     } finally {
       await this.inner.releaseConnection(conn.inner);
     }
