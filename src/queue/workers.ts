@@ -15,7 +15,8 @@ import { SourcePoller } from '../sources/source-poller.js';
 import { claimJob } from './claim.js';
 import { ForgeWorker } from './forge-workers.js';
 import { Maintenance } from './maintenance.js';
-import { QueueListener } from './notify.js';
+import { queueListener } from './notify.js';
+import type { PgListener } from '../db/pg-listener.js';
 import { PipelinePool } from './pipeline-pool.js';
 import { type RunHandle, runJob } from './run-job.js';
 import { jobModelResolver } from '../models/job-models.js';
@@ -49,7 +50,7 @@ export class Workers {
   private readonly ownPolicy: boolean;
   private readonly pool: PipelinePool;
   private readonly models: ReturnType<typeof jobModelResolver>;
-  private readonly listener: QueueListener;
+  private readonly listener: PgListener;
   private readonly maintenance: Maintenance;
   private readonly forge: ForgeWorker;
   /** Results going out to destinations, and sources polled for new files. */
@@ -68,7 +69,7 @@ export class Workers {
     this.policy = options.policy ?? new PolicyService(options.db);
     this.pool = new PipelinePool(options.count);
     this.models = jobModelResolver(options.db, options.config);
-    this.listener = new QueueListener(
+    this.listener = queueListener(
       options.databaseUrl,
       { onWake: () => this.wake(), onCancel: (jobId) => this.runs.get(jobId)?.cancel(), onDelivery: () => this.deliveries.wake() },
       options.log,

@@ -9,7 +9,7 @@ import { newId } from '../../src/lib/ids.js';
 import { claimJob } from '../../src/queue/claim.js';
 import { heartbeat, release, settle } from '../../src/queue/lease.js';
 import { recoverStale } from '../../src/queue/recover.js';
-import { QueueListener, notifyQueued } from '../../src/queue/notify.js';
+import { notifyQueued, queueListener } from '../../src/queue/notify.js';
 import { purge } from '../../src/queue/maintenance.js';
 import { createBlobStore } from '../../src/storage/index.js';
 import { registerBlob, storeBytes } from '../../src/storage/blob-registry.js';
@@ -121,7 +121,7 @@ describe('LISTEN/NOTIFY', () => {
     let wakes = 0;
     const cancels: string[] = [];
     const url = await currentUrl();
-    const listener = new QueueListener(url, { onWake: () => wakes++, onCancel: (id) => cancels.push(id) }, pino({ level: 'silent' }));
+    const listener = queueListener(url, { onWake: () => wakes++, onCancel: (id: string) => cancels.push(id) }, pino({ level: 'silent' }));
     await listener.start();
     const before = wakes;
     await h.db.transaction().execute(async (tx) => {

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { PgListener } from '../../db/pg-listener.js';
 import type { Principal } from './principal.js';
 
 export const AUTH_CHANNEL = 'quire_auth';
@@ -75,73 +76,26 @@ export class CredentialCache {
   }
 }
 
-/** Holds one pool client LISTENing on quire_auth; reconnects with backoff. */
-export class AuthChangeListener {
-  private client: pg.PoolClient | null = null;
-  private stopped = false;
-  private retryMs = 500;
-  private timer: NodeJS.Timeout | null = null;
-
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly cache: CredentialCache,
-    private readonly log: Pick<Logger, 'warn'>,
-  ) {}
-
-  async start(): Promise<void> {
-    await this.connect().catch((err) => {
-      this.log.warn({ err }, 'credential change listener could not connect; credentials are not cached until it can');
-      this.scheduleReconnect();
-    });
-  }
-
-  private async connect(): Promise<void> {
-    if (this.stopped) return;
-    const client = await this.pool.connect();
-    const lost = (err: Error) => {
-      this.log.warn({ err }, 'credential change listener lost its connection; credentials are not cached until it is back');
-      this.cache.setListening(false);
-      if (this.client === client) this.client = null;
-      client.release(err);
-      this.scheduleReconnect();
-    };
-    client.on('notification', (message) => {
-      if (message.channel === AUTH_CHANNEL) this.cache.clear();
-    });
-    client.once('error', lost);
-    try {
-      await client.query(`LISTEN ${AUTH_CHANNEL}`);
-    } catch (err) {
-      client.off('error', lost);
-      client.release(err as Error);
-      throw err;
-    }
-    this.client = client;
-    this.retryMs = 500;
-    if (this.stopped) return this.stop();
-    this.cache.setListening(true);
-  }
-
-  private scheduleReconnect(): void {
-    if (this.stopped || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.connect().catch(() => this.scheduleReconnect());
-    }, this.retryMs);
-    this.timer.unref();
-    this.retryMs = Math.min(this.retryMs * 2, 30_000);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.cache.setListening(false);
-    const client = this.client;
-    this.client = null;
-    if (!client) return;
-    client.removeAllListeners('error');
-    client.on('error', () => undefined);
-    await client.query(`UNLISTEN ${AUTH_CHANNEL}`).catch(() => undefined);
-    client.release();
-  }
+/** Holds one pool client LISTENing on quire_auth: a notification clears the cache; caching is on only while it listens. */
+export function authChangeListener(pool: pg.Pool, cache: CredentialCache, log: Pick<Logger, 'warn'>): PgListener {
+  return new PgListener(
+    async () => {
+      const client = await pool.connect();
+      return {
+        client,
+        close: async (err) => {
+          if (!err) await client.query(`UNLISTEN ${AUTH_CHANNEL}`).catch(() => undefined);
+          client.release(err);
+        },
+      };
+    },
+    {
+      name: 'credential change listener (credentials are not cached while it is down)',
+      channels: [AUTH_CHANNEL],
+      onNotification: () => cache.clear(),
+      onListening: () => cache.setListening(true),
+      onLost: () => cache.setListening(false),
+    },
+    log,
+  );
 }

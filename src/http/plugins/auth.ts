@@ -2,7 +2,7 @@
 // resolves the caller and enforces it before the body is even read.
 import type { FastifyRequest, RouteOptions } from 'fastify';
 import { poolOf } from '../../db/database.js';
-import { AuthChangeListener, CredentialCache } from '../../domain/identity/credential-cache.js';
+import { authChangeListener, CredentialCache } from '../../domain/identity/credential-cache.js';
 import { resolveBearerUntil } from '../../domain/identity/credentials.js';
 import { roleAtLeast } from '../../domain/identity/principal.js';
 import type { App, AppContext } from '../context.js';
@@ -42,7 +42,7 @@ export function registerAuth(app: App, ctx: AppContext): void {
   const cache = new CredentialCache();
   const pool = poolOf(ctx.db);
   if (pool) {
-    const listener = new AuthChangeListener(pool, cache, app.log);
+    const listener = authChangeListener(pool, cache, app.log);
     app.addHook('onReady', () => listener.start());
     app.addHook('onClose', () => listener.stop());
   }
