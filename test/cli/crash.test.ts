@@ -1,20 +1,18 @@
 // Crash safety with the real binary: two `quire worker` processes on the test's PostgreSQL, one is
 // SIGKILLed in the middle of a job; the survivor recovers the job (stale lease) and completes it,
 // exactly once: one completion, one set of artifacts, and the dead worker never settles anything.
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
+import { type WorkerProcess, exited, killAll, startWorkerProcess, workerStarted } from '../helpers/worker-process.js';
 import { FILES, upload, waitFor, waitForJob } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const bin = path.join(root, 'bin/quire.js');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-crash-'));
 let h: Harness;
-const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -23,38 +21,24 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  killAll();
   await h?.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-function startWorker(): { child: ChildProcess; output: () => string } {
-  let output = '';
-  const child = spawn(process.execPath, [bin, 'worker', '--concurrency', '1'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: h.databaseUrl,
-      QUIRE_DATA_DIR: dataDir,
-      QUIRE_JOB_LEASE_SECONDS: '2',
-      QUIRE_RECOVERY_INTERVAL_SECONDS: '1',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startWorker(): WorkerProcess {
+  return startWorkerProcess({
+    DATABASE_URL: h.databaseUrl,
+    QUIRE_DATA_DIR: dataDir,
+    QUIRE_JOB_LEASE_SECONDS: '2',
+    QUIRE_RECOVERY_INTERVAL_SECONDS: '1',
   });
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  children.push(child);
-  return { child, output: () => output };
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 }
 
 it('recovers a job whose worker was killed mid-run and completes it exactly once', async () => {
   const a = startWorker();
   const b = startWorker();
-  for (const w of [a, b]) await waitFor('a worker to start', async () => w.output().includes('document workers started') || (w.child.exitCode !== null && Promise.reject(new Error(w.output()))), 60_000);
+  for (const w of [a, b]) await workerStarted(w);
 
   const token = (await h.seedUser(DEFAULT_TENANT_ID, 'member')).token!;
   const res = await upload(h, token, FILES.long, { processing_mode: 'canonical' });

@@ -2,23 +2,20 @@
 // HTTPS webhook that holds each request for a moment; one worker is SIGKILLed while a delivery is
 // in flight. After recovery every job (and the manifest) has arrived, and whatever arrived twice
 // arrived under the same delivery id, so the receiver can drop the repeat.
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/build.js';
+import { type WorkerProcess, exited, killAll, startWorkerProcess, workerStarted } from '../helpers/worker-process.js';
 import { uploadBatch, waitFor } from '../helpers/documents.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { type WebhookReceiver, startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const bin = path.join(root, 'bin/quire.js');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-delivery-crash-'));
 const SECRET = 'whsec_crash_test_0123456789';
 let h: Harness;
 let receiver: WebhookReceiver;
-const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -27,39 +24,25 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  killAll();
   await h?.close();
   await receiver?.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-function startWorker(): { child: ChildProcess; output: () => string } {
-  let output = '';
-  const child = spawn(process.execPath, [bin, 'worker', '--concurrency', '1'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: h.databaseUrl,
-      QUIRE_DATA_DIR: dataDir,
-      QUIRE_ALLOW_PRIVATE_NETWORK: '1',
-      QUIRE_EXTRA_CA_CERTS: receiver.caFile,
-      // A worker killed mid-job must not hold its documents for the default 30 s lease plus a
-      // 60 s recovery interval: short leases and a fast sweep keep the recovery inside the test.
-      QUIRE_JOB_LEASE_SECONDS: '5',
-      QUIRE_RECOVERY_INTERVAL_SECONDS: '2',
-      QUIRE_DELIVERY_LEASE_SECONDS: '3',
-      QUIRE_DELIVERY_RETRY_BASE_MS: '200',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startWorker(): WorkerProcess {
+  return startWorkerProcess({
+    DATABASE_URL: h.databaseUrl,
+    QUIRE_DATA_DIR: dataDir,
+    QUIRE_ALLOW_PRIVATE_NETWORK: '1',
+    QUIRE_EXTRA_CA_CERTS: receiver.caFile,
+    // A worker killed mid-job must not hold its documents for the default 30 s lease plus a
+    // 60 s recovery interval: short leases and a fast sweep keep the recovery inside the test.
+    QUIRE_JOB_LEASE_SECONDS: '5',
+    QUIRE_RECOVERY_INTERVAL_SECONDS: '2',
+    QUIRE_DELIVERY_LEASE_SECONDS: '3',
+    QUIRE_DELIVERY_RETRY_BASE_MS: '200',
   });
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  children.push(child);
-  return { child, output: () => output };
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 }
 
 it('delivers every job of a batch after a worker dies mid-delivery, repeats only under the same id', async () => {
@@ -76,7 +59,7 @@ it('delivers every job of a batch after a worker dies mid-delivery, repeats only
 
   const a = startWorker();
   const b = startWorker();
-  for (const w of [a, b]) await waitFor('a worker to start', async () => w.output().includes('document workers started') || (w.child.exitCode !== null && Promise.reject(new Error(w.output()))), 60_000);
+  for (const w of [a, b]) await workerStarted(w);
 
   // The moment a delivery is on the wire (the receiver holds it), its worker dies.
   const inFlight = await waitFor(
