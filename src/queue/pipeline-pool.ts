@@ -3,6 +3,7 @@
 // A thread that does not stop within ABORT_GRACE_MS of an abort (a page stuck inside the parser)
 // is terminated and replaced: a cancel or timeout always takes effect.
 import { Worker } from 'node:worker_threads';
+import { NativeGate } from '../lib/native-gate.js';
 import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
 const ABORT_GRACE_MS = 5_000;
@@ -17,10 +18,15 @@ export const THREAD_HEAP_MB = 1536;
  * grown memory back to the system, so this is how the process returns to its idle footprint.
  */
 export const RECYCLE_BYTES = 320 * 1024 * 1024;
-/** How long a stopping thread may take to free its OCR engines (a page's inference finishing). */
-const CLOSE_GRACE_MS = 30_000;
-/** A thread that does not even acknowledge a `close` within this is stuck in JavaScript (a parser loop). */
+/**
+ * How long a closing thread may take to let its native calls finish and free its OCR engines
+ * (beyond the thread's own 120 s wait for abandoned OCR pages).
+ */
+const CLOSE_GRACE_MS = 150_000;
+/** A thread that does not acknowledge a `close` within this is stuck in JavaScript (a parser loop). */
 const CLOSE_ACK_MS = 1_000;
+/** An idle thread asked to close at shutdown or recycling acknowledges at once; allow for a loaded machine. */
+const STOP_ACK_MS = 10_000;
 
 export class PipelineFailure extends Error {
   constructor(
@@ -40,17 +46,23 @@ export interface RunOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/** Each thread's native-call gate (lib/native-gate.ts), shared with it through workerData. */
+const gates = new WeakMap<Worker, NativeGate>();
+
 /** From TypeScript sources (tests, `tsx`), a thread loads the .ts file through tsx's loader. */
 function spawnThread(heapMb: number): Worker {
   const here = import.meta.url;
-  const options = { resourceLimits: { maxOldGenerationSizeMb: heapMb } };
+  const gate = new NativeGate();
+  const options = { resourceLimits: { maxOldGenerationSizeMb: heapMb }, workerData: { nativeGate: gate.buffer } };
+  let worker: Worker;
   if (here.endsWith('.ts')) {
     const thread = new URL('./pipeline-thread.ts', here).href;
     const tsx = new URL('../../node_modules/tsx/dist/esm/api/index.mjs', here).href;
     const boot = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(thread)});`;
-    return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), options);
-  }
-  return new Worker(new URL('./pipeline-thread.js', here), options);
+    worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`), options);
+  } else worker = new Worker(new URL('./pipeline-thread.js', here), options);
+  gates.set(worker, gate);
+  return worker;
 }
 
 function crashFailure(err: Error & { code?: string }): PipelineFailure {
@@ -164,24 +176,25 @@ class PipelineThread {
   async stop(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
-    if (worker) await retire(worker, null);
+    if (worker) await retire(worker, STOP_ACK_MS);
   }
 }
 
 /**
- * Asks a thread to free its OCR engines, then terminates it: when `closed` comes, after
- * CLOSE_GRACE_MS at most, or, with `ackMs`, at once when the thread does not acknowledge in time.
+ * Asks a thread to close, then terminates it: once it says `closed` (its tasks and native calls
+ * have settled and its OCR engines are freed), after CLOSE_GRACE_MS at most; or at once when it
+ * does not acknowledge within `ackMs` (stuck in JavaScript, with no native call to wait for).
  */
-async function retire(worker: Worker, ackMs: number | null): Promise<void> {
+async function retire(worker: Worker, ackMs: number): Promise<void> {
   await new Promise<void>((resolve) => {
-    let timer = setTimeout(resolve, ackMs ?? CLOSE_GRACE_MS);
+    let timer = setTimeout(() => done(), ackMs);
     const done = () => {
       clearTimeout(timer);
       worker.off('message', onMessage);
       resolve();
     };
     const onMessage = (message: FromThread) => {
-      if (message.type === 'closing' && ackMs !== null) {
+      if (message.type === 'closing') {
         clearTimeout(timer);
         timer = setTimeout(done, CLOSE_GRACE_MS);
       } else if (message.type === 'closed') done();
@@ -190,6 +203,7 @@ async function retire(worker: Worker, ackMs: number | null): Promise<void> {
     worker.once('exit', done);
     worker.postMessage({ type: 'close', id: 0 } satisfies ToThread);
   });
+  await gates.get(worker)?.close(CLOSE_GRACE_MS);
   await worker.terminate();
 }
 

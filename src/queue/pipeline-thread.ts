@@ -1,16 +1,20 @@
 // Runs inside a worker thread: the CPU-heavy pipeline (parsing, layout, page rendering) happens
 // here so the process's event loop keeps serving HTTP and heartbeating leases meanwhile.
 import v8 from 'node:v8';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import { installThreadGate } from '../lib/native-gate.js';
 import { PipelineError, isPipelineError, renderPagePng, runCanonical, settleAbandonedOcr, toCanonicalJson } from '../pipeline/index.js';
 import { closeOcrEngines } from '../pipeline/ocr/index.js';
 import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
 const port = parentPort!;
+installThreadGate((workerData as { nativeGate?: SharedArrayBuffer } | null)?.nativeGate);
 /** Within the pool's CLOSE_GRACE_MS: abandoned OCR work gets this long to finish before the thread ends. */
-const CLOSE_WAIT_MS = 20_000;
+const CLOSE_WAIT_MS = 120_000;
 const RENDERED_FORMATS = new Set(['pdf', 'png', 'jpeg', 'tiff', 'webp']);
 const running = new Map<number, AbortController>();
+/** Every task not yet settled: a thread ended while one awaits a native call (sharp, onnxruntime) takes the process down. */
+const inFlight = new Set<Promise<unknown>>();
 
 /** This thread's memory: its V8 heap plus what lives outside it (WebAssembly memories, buffers). */
 function memoryBytes(): number {
@@ -49,10 +53,13 @@ async function run(id: number, task: PipelineTask, signal: AbortSignal): Promise
 
 port.on('message', (message: ToThread) => {
   if (message.type === 'close') {
-    // Terminating a thread while onnxruntime runs an inference takes the whole process down:
-    // the engines are closed first (paddle waits for its page in flight), then the pool ends us.
+    // Terminating a thread while a native call is in flight (an onnxruntime inference, a sharp
+    // operation) takes the whole process down: running tasks are stopped and awaited (they end at
+    // their next checkpoint), abandoned OCR pages settle, the engines close, then the pool ends us.
     port.postMessage({ type: 'closing', id: 0 } satisfies FromThread);
-    void settleAbandonedOcr(CLOSE_WAIT_MS)
+    for (const controller of running.values()) controller.abort(reasonFor('cancelled'));
+    void Promise.allSettled([...inFlight])
+      .then(() => settleAbandonedOcr(CLOSE_WAIT_MS))
       .then(() => closeOcrEngines())
       .finally(() => port.postMessage({ type: 'closed', id: 0 } satisfies FromThread));
     return;
@@ -63,7 +70,9 @@ port.on('message', (message: ToThread) => {
   }
   const controller = new AbortController();
   running.set(message.id, controller);
-  run(message.id, message.task, controller.signal).then(
+  const task = run(message.id, message.task, controller.signal);
+  inFlight.add(task);
+  task.then(
     (output) => {
       const transfer = output.images.map((i) => i.png.buffer as ArrayBuffer);
       port.postMessage({ type: 'done', id: message.id, output, memoryBytes: memoryBytes() } satisfies FromThread, transfer);
@@ -80,5 +89,8 @@ port.on('message', (message: ToThread) => {
         memoryBytes: memoryBytes(),
       } satisfies FromThread);
     },
-  ).finally(() => running.delete(message.id));
+  ).finally(() => {
+    running.delete(message.id);
+    inFlight.delete(task);
+  });
 });

@@ -3,6 +3,7 @@
 // created on first use and reused; pages are read one at a time (Serial) with bounded intra-op
 // threads, which keeps a worker's peak memory near 300 MB instead of the 1.55 GB measured for
 // @gutenye/ocr-node (which also runs OpenCV compiled to WASM and keeps both models' arenas hot).
+import { nativeCall } from '../../../lib/native-gate.js';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { OcrError } from '../errors.js';
@@ -95,7 +96,7 @@ export class PaddleEngine implements PixelEngine {
         .sort((a, b) => b.width - a.width)
         .slice(0, 24);
       if (quads.length === 0) return 0;
-      s.cls ??= ort.InferenceSession.create(s.clsPath, s.options);
+      s.cls ??= nativeCall(() => ort.InferenceSession.create(s.clsPath!, s.options));
       const cls = await s.cls;
       const W = 192;
       let sum = 0;
@@ -104,7 +105,7 @@ export class PaddleEngine implements PixelEngine {
         const outW = Math.min(W, recWidth(r.width, r.height));
         const input = new Float32Array(3 * REC_HEIGHT * W);
         cropInto(raster, r.quad, outW, input, 0, W);
-        const out = await cls.run({ [cls.inputNames[0]]: new ort.Tensor('float32', input, [1, 3, REC_HEIGHT, W]) });
+        const out = await nativeCall(() => cls.run({ [cls.inputNames[0]]: new ort.Tensor('float32', input, [1, 3, REC_HEIGHT, W]) }));
         const p = out[cls.outputNames[0]].data as Float32Array;
         sum += (p[1] - p[0]) * r.width;
         weight += r.width;
@@ -125,7 +126,7 @@ export class PaddleEngine implements PixelEngine {
         // memory goes back after each page (measured: same speed, much lower resting RSS).
         enableCpuMemArena: false,
       };
-      const [det, rec] = [await ort.InferenceSession.create(files.detection, options), await ort.InferenceSession.create(files.recognition, options)];
+      const [det, rec] = [await nativeCall(() => ort.InferenceSession.create(files.detection, options)), await nativeCall(() => ort.InferenceSession.create(files.recognition, options))];
       const charset = loadCharset(files.dictionary);
       return { det, rec, charset, latin: latinMask(charset), clsPath: files.classifier, options };
     })().catch((err: unknown) => {
@@ -160,7 +161,7 @@ export class PaddleEngine implements PixelEngine {
       input[i + 2 * plane] = (rgb[i * 3] / 255 - mean[2]) / std[2];
     }
     const feeds = { [s.det.inputNames[0]]: new ort.Tensor('float32', input, [1, 3, dh, dw]) };
-    const out = await s.det.run(feeds);
+    const out = await nativeCall(() => s.det.run(feeds));
     const prob = out[s.det.outputNames[0]];
     const [, , ph, pw] = prob.dims as number[];
     const boxes = dbPostprocess(prob.data as Float32Array, pw, ph, this.db);
@@ -192,7 +193,7 @@ export class PaddleEngine implements PixelEngine {
       const slot = 3 * REC_HEIGHT * padW;
       const input = new Float32Array(batch.length * slot);
       batch.forEach((k, j) => cropInto(raster, items[k].quad, items[k].outW, input, j * slot, padW));
-      const out = await s.rec.run({ [s.rec.inputNames[0]]: new ort.Tensor('float32', input, [batch.length, 3, REC_HEIGHT, padW]) });
+      const out = await nativeCall(() => s.rec.run({ [s.rec.inputNames[0]]: new ort.Tensor('float32', input, [batch.length, 3, REC_HEIGHT, padW]) }));
       const t = out[s.rec.outputNames[0]];
       const [, steps, classes] = t.dims as number[];
       const data = t.data as Float32Array;
