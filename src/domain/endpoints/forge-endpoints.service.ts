@@ -117,6 +117,17 @@ export async function createForgeEndpoint(db: Db, box: SecretBox, principal: Pri
   }
 }
 
+/**
+ * The forge endpoint a forge job runs with: the one `endpointId` names (404 when the tenant has no
+ * such endpoint), the tenant's default when it is left out, none when it is null.
+ */
+export async function forgeEndpointOfJob(db: Db, tenantId: string, endpointId: string | null | undefined): Promise<ForgeEndpointRow | null> {
+  if (endpointId === null) return null;
+  if (endpointId !== undefined) return findOwn(db, tenantId, endpointId);
+  const row = await db.selectFrom('forge_endpoints').selectAll().where('tenant_id', '=', tenantId).where('is_default_for_tenant', '=', true).executeTakeFirst();
+  return row ?? null;
+}
+
 export function listForgeEndpoints(db: Db, tenantId: string, page: PageRequest): Promise<Page<ForgeEndpointRow>> {
   return paginate(db.selectFrom('forge_endpoints').selectAll().where('tenant_id', '=', tenantId), page);
 }
