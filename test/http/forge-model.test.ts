@@ -268,4 +268,24 @@ describe('model-driven forge (anthropic forge endpoint)', () => {
     expectError(await submit({ sample_job_ids: [samples[0]!.job_id], endpoint_id: theirs.body.id }), 404, 'not_found');
     expectError(await submit({ sample_job_ids: [samples[0]!.job_id], endpoint_id: 'fep_missing' }), 404, 'not_found');
   });
+
+  it('asks once more when the answer is not a usable template, and fails the job after a second one', async () => {
+    const unusable = { json_schema: { type: 'object', properties: {} }, validation_rules: [], prompt_overlay: '', notes: 'nothing' };
+    model.seen.length = 0;
+    model.handle((req) => toolCall(req, promptOf(req).includes('Your last answer could not be used') ? SECOND : unusable));
+    const res = await submit({ sample_job_ids: samples.map((s) => s.job_id), expected_outputs: expected(), endpoint_id: endpointId, max_iterations: 1 });
+    const done = await settled(res.body.id);
+    expect(done.status, done.failure_message).toBe('succeeded');
+    expect(model.seen).toHaveLength(2);
+    expect(promptOf(model.seen[1]!)).toMatch(/json_schema\.properties: json_schema needs "properties"/);
+    const [only] = await iterations(res.body.id);
+    expect(only.notes).toMatch(/Asked once more/);
+    expect(only).toMatchObject({ tokens: 2 * CALL_TOKENS, scores: { overall: 1 } });
+
+    model.handle((req) => toolCall(req, unusable));
+    const again = await submit({ sample_job_ids: samples.map((s) => s.job_id), endpoint_id: endpointId, max_iterations: 1 });
+    const failed = await settled(again.body.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.failure_message).toMatch(new RegExp(`forge endpoint ${endpointId} answered twice with a template Quire cannot use`));
+  });
 });
