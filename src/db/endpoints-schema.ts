@@ -1,5 +1,6 @@
 // Row types of forge_endpoints and infra_endpoints (migration 0006), as Kysely sees them.
 import type { ColumnType, Selectable } from 'kysely';
+import type { ModelPrice } from '../models/endpoint-config.js';
 import type { Timestamp } from './column-types.js';
 
 export const INFRA_TYPES = ['vlm', 'judge', 'ocr', 'smtp'] as const;
@@ -23,6 +24,8 @@ export interface ForgeEndpointsTable {
   credential_keys: TextArray;
   default_max_budget_usd: number | null;
   default_max_turns: number | null;
+  /** US dollars per million tokens (migration 0012); null: calls are recorded at $0. */
+  price_per_mtok: ColumnType<ModelPrice | null, string | null | undefined, string | null>;
   is_default_for_tenant: ColumnType<boolean, boolean | undefined, boolean>;
   created_by: string | null;
   updated_by: string | null;

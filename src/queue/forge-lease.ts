@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ForgeJobRow, ForgeStatus } from '../db/classification-schema.js';
 import { newId } from '../lib/ids.js';
+import { type UsageLine, addModelUsage } from '../models/usage.js';
 
 export async function claimForgeJob(db: Db, workerId: string, leaseSeconds: number): Promise<ForgeJobRow | null> {
   const { rows } = await sql<ForgeJobRow>`
@@ -66,6 +67,8 @@ export interface IterationRecord {
   dollars: number;
   notes: string;
   isBest: boolean;
+  /** A model-driven iteration's calls, added to the tenant's monthly model usage with it. */
+  usage?: UsageLine;
 }
 
 /** Records an iteration and the job's running totals, only while the lease is held. */
@@ -90,10 +93,22 @@ export async function recordIteration(db: Db, job: ForgeJobRow, workerId: string
     await tx
       .insertInto('forge_iterations')
       .values({ id, tenant_id: job.tenant_id, forge_job_id: job.id, number: it.number, candidate: JSON.stringify(it.candidate), scores: JSON.stringify(it.scores), tokens: it.tokens, dollars: it.dollars, notes: it.notes })
-      .onConflict((oc) => oc.columns(['forge_job_id', 'number']).doUpdateSet({ id, candidate: JSON.stringify(it.candidate), scores: JSON.stringify(it.scores), notes: it.notes }))
+      .onConflict((oc) => oc.columns(['forge_job_id', 'number']).doUpdateSet({ id, candidate: JSON.stringify(it.candidate), scores: JSON.stringify(it.scores), tokens: it.tokens, dollars: it.dollars, notes: it.notes }))
       .execute();
+    if (it.usage) await addModelUsage(tx, job.tenant_id, [it.usage]);
     return true;
   });
+}
+
+/** Adds a sentence to an iteration's notes (why the run stopped after it), while the lease is held. */
+export async function appendIterationNote(db: Db, job: ForgeJobRow, workerId: string, number: number, note: string): Promise<void> {
+  await db
+    .updateTable('forge_iterations')
+    .set({ notes: sql`concat_ws(' ', notes, ${note}::text)` })
+    .where('forge_job_id', '=', job.id)
+    .where('number', '=', number)
+    .where(({ exists, selectFrom }) => exists(selectFrom('forge_jobs').select('id').where('id', '=', job.id).where('lease_owner', '=', workerId).where('status', '=', 'running')))
+    .execute();
 }
 
 export async function settleForgeJob(db: Db, job: ForgeJobRow, workerId: string, status: ForgeStatus, failureMessage: string | null = null): Promise<boolean> {

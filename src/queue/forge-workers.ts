@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { claimForgeJob, failExhaustedForgeJobs } from './forge-lease.js';
-import { runForgeJob } from './run-forge-job.js';
+import { type ForgeRunDeps, runForgeJob } from './run-forge-job.js';
 import { WakeableSleep } from './wakeable-sleep.js';
 
 export class ForgeWorker {
@@ -17,7 +17,7 @@ export class ForgeWorker {
     private readonly db: Db,
     private readonly workerId: string,
     private readonly log: Logger,
-    private readonly options: { leaseSeconds: number; pollMinMs?: number; pollMaxMs?: number },
+    private readonly options: { leaseSeconds: number; pollMinMs?: number; pollMaxMs?: number } & Pick<ForgeRunDeps, 'proposerFor' | 'policyOf'>,
   ) {}
 
   start(): void {
@@ -49,7 +49,8 @@ export class ForgeWorker {
       delay = min;
       this.log.info({ forgeJobId: job.id, tenantId: job.tenant_id, attempt: job.attempts }, 'forge job claimed');
       try {
-        await runForgeJob({ db: this.db, log: this.log, leaseSeconds: this.options.leaseSeconds }, job, this.workerId, this.shutdown.signal);
+        const { leaseSeconds, proposerFor, policyOf } = this.options;
+        await runForgeJob({ db: this.db, log: this.log, leaseSeconds, ...(proposerFor ? { proposerFor } : {}), ...(policyOf ? { policyOf } : {}) }, job, this.workerId, this.shutdown.signal);
       } catch (err) {
         this.log.error({ err, forgeJobId: job.id }, 'could not settle the forge job; its lease will lapse and a worker will take it again');
       }

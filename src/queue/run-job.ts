@@ -19,6 +19,8 @@ import { runJudgedExtraction } from '../pipeline/extract/judge.js';
 import { ModelCallError } from '../models/backends/errors.js';
 import { runModelExtraction } from '../models/extraction/extract.js';
 import { type JobModelResolver, type JobModels, clientFor } from '../models/job-models.js';
+import { ModelChooser } from '../models/classify/model-chooser.js';
+import { budgetOf } from '../models/extraction/budget.js';
 import { addModelUsage } from '../models/usage.js';
 import { storeAllBytes } from '../storage/blob-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
@@ -276,7 +278,18 @@ export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonica
   if (!templateId) {
     // Recognised once: the fingerprint reads them, and so does the result when nothing matches.
     entities = runEntities(canonical, policy);
-    const choice = await chooseJobTemplate(deps.db, job, { canonical, format: context.format ?? null, entities }, policy);
+    // With a vlm endpoint in effect, the model settles a classification the embedded rule leaves ambiguous.
+    const vlm = context.models?.vlm;
+    const guard = context.models?.guard;
+    const chooser =
+      vlm && guard
+        ? new ModelChooser({
+            client: () => clientFor(vlm, guard),
+            ...(context.pageImages && budgetOf(policy.prompt_budget_policy).sendPageImages ? { pageImage: async () => (await context.pageImages!()).get(1) } : {}),
+            ...(context.signal ? { signal: context.signal } : {}),
+          })
+        : undefined;
+    const choice = await chooseJobTemplate(deps.db, job, { canonical, format: context.format ?? null, entities }, policy, chooser);
     templateId = choice.templateId;
     classification = choice.classification;
   }

@@ -20,6 +20,7 @@ import type { PgListener } from '../db/pg-listener.js';
 import { PipelinePool } from './pipeline-pool.js';
 import { type RunHandle, runJob } from './run-job.js';
 import { jobModelResolver } from '../models/job-models.js';
+import { forgeProposerResolver } from '../models/forge/proposer-for.js';
 import { WakeableSleep } from './wakeable-sleep.js';
 
 export interface WorkersOptions {
@@ -75,7 +76,13 @@ export class Workers {
       options.log,
     );
     this.maintenance = new Maintenance(options.db, this.blobs, options.config.recoveryIntervalSeconds, options.log);
-    this.forge = new ForgeWorker(options.db, `${this.id}:forge`, options.log, { leaseSeconds: options.config.jobLeaseSeconds, pollMinMs: options.pollMinMs, pollMaxMs: options.pollMaxMs });
+    this.forge = new ForgeWorker(options.db, `${this.id}:forge`, options.log, {
+      leaseSeconds: options.config.jobLeaseSeconds,
+      pollMinMs: options.pollMinMs,
+      pollMaxMs: options.pollMaxMs,
+      proposerFor: forgeProposerResolver(options.db, options.config),
+      policyOf: (tenantId) => this.policy.current(tenantId),
+    });
     const shared = { db: options.db, config: options.config, blobs: this.blobs, log: options.log, workerId: this.id, pollMinMs: options.pollMinMs, pollMaxMs: options.pollMaxMs };
     this.deliveries = new DeliveryWorkers({ ...shared, loops: Math.min(4, Math.max(1, options.count)) });
     this.sources = new SourcePoller(shared);

@@ -68,7 +68,7 @@ describe('forge endpoints', () => {
   it('creates, reads, lists, updates, defaults and deletes, showing only which credential keys are set', async () => {
     const first = await h.request('POST', '/v1/admin/forge-endpoints', { token: acmeAdmin, body: anthropicBody });
     expect(first.status, JSON.stringify(first.body)).toBe(201);
-    expect(first.body).toMatchObject({ id: expect.stringMatching(/^fep_/), tenant_id: 'acme', name: 'claude', backend: 'anthropic', credentials: { api_key: 'set' }, is_default_for_tenant: true, base_url: null });
+    expect(first.body).toMatchObject({ id: expect.stringMatching(/^fep_/), tenant_id: 'acme', name: 'claude', backend: 'anthropic', credentials: { api_key: 'set' }, is_default_for_tenant: true, base_url: null, price_per_mtok: null });
     const second = await h.request('POST', '/v1/admin/forge-endpoints', {
       token: acmeAdmin,
       body: { name: 'bedrock', backend: 'bedrock', model: 'anthropic.claude-3-haiku', aws_region: 'eu-west-1', credentials: { access_key_id: 'AKIA-SECRET-3', secret_access_key: 'aws-secret-4' }, default_max_turns: 4 },
@@ -89,6 +89,10 @@ describe('forge endpoints', () => {
     expect(renamed.body).toMatchObject({ name: 'claude-2', model: 'claude-opus-4', default_max_turns: 2.5, default_max_budget_usd: 1.25, credentials: { api_key: 'set' } });
     const rotated = await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { credentials: { api_key: 'sk-rotated-secret-7' } } });
     expect(rotated.body.credentials).toEqual({ api_key: 'set' });
+    const priced = await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { price_per_mtok: { input: 3, output: 15 } } });
+    expect(priced.body).toMatchObject({ price_per_mtok: { input: 3, output: 15 }, default_max_turns: 2.5 });
+    expect((await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { price_per_mtok: { input: -1, output: 15 } } })).status).toBe(422);
+    expect((await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { price_per_mtok: null } })).body.price_per_mtok).toBeNull();
 
     for (const res of [first, second, list, made, renamed, rotated]) noSecretsIn(res.body);
     const stored = await h.db.selectFrom('forge_endpoints').select('credentials_sealed').execute();

@@ -155,11 +155,11 @@ describe('abort, kill switch and limits', () => {
     await setPolicy({ forge_monthly_token_quota: null });
   });
 
-  it('rejects bad bodies with 422 and unknown samples with 404', async () => {
+  it('rejects bad bodies with 422, and unknown samples or forge endpoints with 404', async () => {
     expect((await submit({ sample_job_ids: [] })).status).toBe(422);
     const endpoint = await submit({ sample_job_ids: [samples[0]!.job_id], endpoint_id: 'fep_x' });
-    expect(endpoint.status).toBe(422);
-    expect(endpoint.body.detail[0].loc).toEqual(['body', 'endpoint_id']);
+    expect(endpoint.status).toBe(404);
+    expect(endpoint.body.detail).toMatch(/Forge endpoint fep_x/);
     const stray = await submit({ sample_job_ids: [samples[0]!.job_id], expected_outputs: { job_nope: { a: 1 } } });
     expect(stray.status).toBe(422);
     expect((await submit({ sample_job_ids: [samples[0]!.job_id] }, other)).status).toBe(404);

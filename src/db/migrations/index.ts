@@ -10,6 +10,7 @@ import * as modelUsage from './0007_model_usage.js';
 import * as classification from './0009_classification.js';
 import * as connections from './0008_connections.js';
 import * as performance from './0011_performance.js';
+import * as forgeEndpointPrice from './0012_forge_endpoint_price.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0009_classification': classification,
   '0010_reliability': await import('./0010_reliability.js'),
   '0011_performance': performance,
+  '0012_forge_endpoint_price': forgeEndpointPrice,
 };

@@ -5,7 +5,7 @@ import type { Db, Tx } from '../../db/database.js';
 import type { Job } from '../../db/documents-schema.js';
 import type { TemplateRow } from '../../db/templates-schema.js';
 import {
-  type Classification,
+  type ChosenClassification,
   type Fingerprint,
   type TemplateChooser,
   type TemplateProfile,
@@ -17,6 +17,7 @@ import {
 } from '../../pipeline/classify/index.js';
 import type { CanonicalJson } from '../../pipeline/index.js';
 import { type ExtractionPolicy, runEntities, schemaFields } from '../../pipeline/extract/index.js';
+import { addModelUsage } from '../../models/usage.js';
 import { listActiveTemplates } from '../templates/templates.repository.js';
 import { exemplarsOf, upsertExemplar } from './exemplars.repository.js';
 
@@ -67,12 +68,17 @@ export function fingerprintOfDocument(doc: DocumentView, policy: ExtractionPolic
   return fingerprintOf(canonical, entities as never, doc.format);
 }
 
-/** Classification of one document, with the fingerprint it was computed from. */
-export async function classifyDocument(db: Db, tenantId: string, doc: DocumentView, chooser: TemplateChooser = embeddedChooser): Promise<{ classification: Classification; fingerprint: Fingerprint }> {
+/**
+ * Classification of one document, with the fingerprint it was computed from. A model chooser's
+ * calls are added to the tenant's monthly model usage, as extraction's are.
+ */
+export async function classifyDocument(db: Db, tenantId: string, doc: DocumentView, chooser: TemplateChooser = embeddedChooser): Promise<{ classification: ChosenClassification; fingerprint: Fingerprint }> {
   const fingerprint = fingerprintOfDocument(doc);
   const profiles = await activeProfiles(db, tenantId);
   const candidates = rankTemplates(fingerprint, doc.canonical.text, profiles);
-  return { classification: await classifyWith(chooser, candidates, doc.canonical.text), fingerprint };
+  const classification = await classifyWith(chooser, candidates, doc.canonical.text);
+  if (classification.model) await addModelUsage(db, tenantId, [classification.model]);
+  return { classification, fingerprint };
 }
 
 /** What a finished job's result holds for classification (canonical, format, entities). */

@@ -8,6 +8,7 @@ import { conflict, notFound, validationError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { type Page, type PageRequest, paginate } from '../../lib/pagination.js';
 import { type SecretBox, credentialKeysView } from '../../lib/secret-box.js';
+import type { ModelPrice } from '../../models/endpoint-config.js';
 import type { Principal } from '../identity/principal.js';
 import { policyTenant } from '../policy/policy.service.js';
 import { checkModelEndpoint } from './backends.js';
@@ -24,6 +25,8 @@ export interface ForgeEndpointCreate {
   gcp_region?: string;
   default_max_budget_usd?: number;
   default_max_turns?: number;
+  /** US dollars per million input and output tokens: what a forge iteration's tokens cost. */
+  price_per_mtok?: ModelPrice | null;
   is_default_for_tenant?: boolean;
   tenant_id?: string;
 }
@@ -48,6 +51,7 @@ export function presentForgeEndpoint(row: ForgeEndpointRow) {
     credentials: credentialKeysView(Object.fromEntries(row.credential_keys.map((k) => [k, true]))),
     default_max_budget_usd: row.default_max_budget_usd,
     default_max_turns: row.default_max_turns,
+    price_per_mtok: row.price_per_mtok ?? null,
     is_default_for_tenant: row.is_default_for_tenant,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -99,6 +103,7 @@ export async function createForgeEndpoint(db: Db, box: SecretBox, principal: Pri
           credential_keys: Object.keys(body.credentials),
           default_max_budget_usd: body.default_max_budget_usd ?? null,
           default_max_turns: body.default_max_turns ?? null,
+          price_per_mtok: body.price_per_mtok ? JSON.stringify(body.price_per_mtok) : null,
           is_default_for_tenant: makeDefault,
           created_by: principal.userId,
           updated_by: principal.userId,
@@ -110,6 +115,17 @@ export async function createForgeEndpoint(db: Db, box: SecretBox, principal: Pri
     if (isUniqueViolation(err, 'forge_endpoints_name')) throw nameTaken(body.name);
     throw err;
   }
+}
+
+/**
+ * The forge endpoint a forge job runs with: the one `endpointId` names (404 when the tenant has no
+ * such endpoint), the tenant's default when it is left out, none when it is null.
+ */
+export async function forgeEndpointOfJob(db: Db, tenantId: string, endpointId: string | null | undefined): Promise<ForgeEndpointRow | null> {
+  if (endpointId === null) return null;
+  if (endpointId !== undefined) return findOwn(db, tenantId, endpointId);
+  const row = await db.selectFrom('forge_endpoints').selectAll().where('tenant_id', '=', tenantId).where('is_default_for_tenant', '=', true).executeTakeFirst();
+  return row ?? null;
 }
 
 export function listForgeEndpoints(db: Db, tenantId: string, page: PageRequest): Promise<Page<ForgeEndpointRow>> {
@@ -146,6 +162,7 @@ export async function updateForgeEndpoint(db: Db, box: SecretBox, principal: Pri
           name: body.name ?? row.name,
           default_max_budget_usd: body.default_max_budget_usd !== undefined ? body.default_max_budget_usd : row.default_max_budget_usd,
           default_max_turns: body.default_max_turns !== undefined ? body.default_max_turns : row.default_max_turns,
+          ...(body.price_per_mtok !== undefined ? { price_per_mtok: body.price_per_mtok ? JSON.stringify(body.price_per_mtok) : null } : {}),
           ...(newCredentials ? { credentials_sealed: box.sealJson(newCredentials, sealingContext(TABLE, id)), credential_keys: Object.keys(newCredentials) } : {}),
           updated_by: principal.userId,
           updated_at: new Date(),

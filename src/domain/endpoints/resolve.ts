@@ -112,7 +112,7 @@ export function forgeConfig(secretBox: SecretBox, row: ForgeEndpointRow): ForgeE
     credentials: openCredentials(secretBox, 'forge_endpoints', row),
     timeout_seconds: MODEL_TIMEOUT_DEFAULT,
     max_retries: MODEL_RETRIES_DEFAULT,
-    price_per_mtok: null,
+    price_per_mtok: row.price_per_mtok ?? null,
     label: `forge endpoint ${row.id}`,
     default_max_budget_usd: row.default_max_budget_usd,
     default_max_turns: row.default_max_turns,

@@ -1,5 +1,8 @@
 // The template forge (decisions.md "Templates, drafts, forge"): submit (checked against the
 // tenant's forge_* policy and monthly quotas), read, list, iterations, abort, promote.
+// The forge endpoint of a job: `endpoint_id` names one of the tenant's; left out, the tenant's
+// default forge endpoint (is_default_for_tenant) runs it when there is one; `null` asks for the
+// deterministic forge.
 import type { Db } from '../../db/database.js';
 import type { ForgeIterationRow, ForgeJobRow, ForgeStatus } from '../../db/classification-schema.js';
 import { conflict, forbidden, notFound, tooManyRequests, validationError, type ValidationItem } from '../../http/errors.js';
@@ -9,6 +12,8 @@ import { notifyQueued } from '../../queue/notify.js';
 import { findJob } from '../documents/jobs.repository.js';
 import type { Principal } from '../identity/principal.js';
 import type { EffectivePolicy } from '../policy/policy.registry.js';
+import type { ForgeEndpointRow } from '../../db/endpoints-schema.js';
+import { forgeEndpointOfJob } from '../endpoints/forge-endpoints.service.js';
 import { createTemplateIn, updateTemplateIn } from '../templates/templates.service.js';
 import { findIteration, findForgeJob, insertForgeJob, listForgeJobs, listIterations, lockForgeJob, monthSpend, setForgeStatus } from './forge.repository.js';
 
@@ -55,28 +60,34 @@ function secondsToNextMonth(): number {
   return (Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()) / 1000;
 }
 
-/** Each asked limit within the tenant's cap (422 naming the policy field), absent ones at the cap. */
-function limitsOf(body: ForgeSubmit, policy: EffectivePolicy) {
+/**
+ * Each asked limit within the tenant's cap (422 naming the policy field). An absent one takes the
+ * forge endpoint's default (default_max_turns, default_max_budget_usd) within the cap, else the cap.
+ */
+function limitsOf(body: ForgeSubmit, policy: EffectivePolicy, endpoint: ForgeEndpointRow | null) {
   const items: ValidationItem[] = [];
-  const cap = (field: 'max_iterations' | 'max_dollars' | 'max_wall_seconds', policyField: keyof EffectivePolicy) => {
+  const cap = (field: 'max_iterations' | 'max_dollars' | 'max_wall_seconds', policyField: keyof EffectivePolicy, endpointDefault: number | null = null) => {
     const limit = Number(policy[policyField]);
     const asked = body[field];
     if (asked !== undefined && asked > limit) items.push({ loc: ['body', field], msg: `Exceeds the tenant's ${policyField} (${limit})`, type: 'less_than_equal', input: asked, ctx: { le: limit, policy_field: policyField } });
-    return asked ?? limit;
+    return asked ?? (endpointDefault !== null ? Math.min(endpointDefault, limit) : limit);
   };
-  const limits = { max_iterations: cap('max_iterations', 'forge_per_job_max_iterations'), max_dollars: cap('max_dollars', 'forge_per_job_max_dollars'), max_wall_seconds: cap('max_wall_seconds', 'forge_per_job_max_wall_seconds') };
+  const turns = endpoint?.default_max_turns != null ? Math.max(1, Math.floor(endpoint.default_max_turns)) : null;
+  const limits = {
+    max_iterations: cap('max_iterations', 'forge_per_job_max_iterations', turns),
+    max_dollars: cap('max_dollars', 'forge_per_job_max_dollars', endpoint?.default_max_budget_usd ?? null),
+    max_wall_seconds: cap('max_wall_seconds', 'forge_per_job_max_wall_seconds'),
+  };
   return { limits, items };
 }
 
 export async function submitForgeJob(db: Db, p: Principal, policy: EffectivePolicy, body: ForgeSubmit) {
   if (!policy.forge_enabled) throw forbidden('forge_disabled', "The template forge is switched off for this tenant (policy forge_enabled is false). An admin can switch it on in the tenant policy.");
-  const { limits, items } = limitsOf(body, policy);
+  const endpoint = await forgeEndpointOfJob(db, p.tenantId, body.endpoint_id);
+  const { limits, items } = limitsOf(body, policy, endpoint);
   const samples = new Set(body.sample_job_ids);
   for (const id of Object.keys(body.expected_outputs ?? {})) {
     if (!samples.has(id)) items.push({ loc: ['body', 'expected_outputs', id], msg: 'Expected outputs must name one of sample_job_ids', type: 'value_error', input: id });
-  }
-  if (body.endpoint_id) {
-    items.push({ loc: ['body', 'endpoint_id'], msg: 'The model-driven forge is not available in this build of Quire (no forge endpoint backend is wired to the forge). Leave endpoint_id out to run the deterministic forge.', type: 'value_error', input: body.endpoint_id });
   }
   if (items.length) throw validationError(items);
   const spend = await monthSpend(db, p.tenantId);
@@ -99,7 +110,7 @@ export async function submitForgeJob(db: Db, p: Principal, policy: EffectivePoli
       sample_job_ids: [...samples],
       hint: body.hint ?? null,
       expected_outputs: body.expected_outputs ?? null,
-      endpoint_id: null,
+      endpoint_id: endpoint?.id ?? null,
       limits,
       created_by: actorOf(p),
     });

@@ -32,7 +32,7 @@ export const forgeRoutes: RouteModule = (app, ctx) => {
     },
     async (request, reply) => {
       const job = await submitForgeJob(ctx.db, caller(request), await request.policy(), request.body as ForgeSubmitBody);
-      request.audit = { resourceType: 'forge_job', resourceId: job.id, details: { samples: job.sample_job_ids.length, limits: job.limits } };
+      request.audit = { resourceType: 'forge_job', resourceId: job.id, details: { samples: job.sample_job_ids.length, endpoint_id: job.endpoint_id, limits: job.limits } };
       return reply.status(202).send(job);
     },
   );

@@ -18,8 +18,9 @@ export const ClassifyResponse = Type.Object({
   score: Type.Number(),
   threshold: Type.Number(),
   margin: Type.Number(),
-  method: Type.String({ description: 'embedded, embedded_leader, below_threshold, ambiguous or no_templates' }),
+  method: Type.String({ description: 'embedded, embedded_leader, vlm (the vlm endpoint chose among close candidates), vlm_none (it chose none), below_threshold, ambiguous or no_templates' }),
   reason: Type.Optional(Type.String()),
+  model: Type.Optional(Type.Object({ backend: Type.String(), model: Type.String(), calls: Type.Integer(), input_tokens: Type.Integer(), output_tokens: Type.Integer(), cost_usd: Type.Number() }, { description: 'What the vlm endpoint spent settling an ambiguous ranking' })),
   candidates: Type.Array(ClassifyCandidate, { description: 'Every active template, best first' }),
 });
 

@@ -14,6 +14,10 @@ const CredentialsPayload = Type.Record(
       'Per backend: anthropic {api_key}; bedrock {access_key_id, secret_access_key, session_token?}; vertex {service_account_json}; custom_url {api_key?}. Never returned.',
   },
 );
+const Price = Type.Object(
+  { input: Type.Number({ minimum: 0 }), output: Type.Number({ minimum: 0 }) },
+  { additionalProperties: false, description: 'US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0)' },
+);
 const CredentialKeys = Type.Record(Type.String(), Type.Literal('set'), { description: 'Each credential key that is set, never its value.' });
 
 export const ForgeEndpointCreateBody = Type.Object({
@@ -27,6 +31,7 @@ export const ForgeEndpointCreateBody = Type.Object({
   gcp_region: Type.Optional(Text),
   default_max_budget_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   default_max_turns: Type.Optional(Type.Number({ minimum: 1 })),
+  price_per_mtok: Type.Optional(Nullable(Price)),
   is_default_for_tenant: Type.Optional(Type.Boolean()),
   tenant_id: Type.Optional(Type.String({ minLength: 2, maxLength: 63 })),
 });
@@ -40,6 +45,7 @@ export const ForgeEndpointUpdateBody = Type.Object({
   gcp_region: Type.Optional(Text),
   default_max_budget_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   default_max_turns: Type.Optional(Type.Number({ minimum: 1 })),
+  price_per_mtok: Type.Optional(Nullable(Price)),
   credentials: Type.Optional(Nullable(CredentialsPayload)),
 });
 
@@ -56,6 +62,7 @@ export const ForgeEndpointRecord = Type.Object({
   credentials: CredentialKeys,
   default_max_budget_usd: Nullable(Type.Number()),
   default_max_turns: Nullable(Type.Number()),
+  price_per_mtok: Nullable(Price),
   is_default_for_tenant: Type.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -9,7 +9,9 @@ export const ForgeSubmit = Type.Object(
     sample_job_ids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 20 }),
     hint: Type.Optional(Nullable(Type.String({ maxLength: 4000 }))),
     expected_outputs: Type.Optional(Nullable(Type.Record(Type.String(), FreeObject, { description: '{<sample job_id>: <the data wanted from that document>}' }))),
-    endpoint_id: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+    endpoint_id: Type.Optional(
+      Nullable(Type.String({ maxLength: 64, description: "A forge endpoint of the tenant: the model-driven forge through it. Left out: the tenant's default forge endpoint, if any; null: the deterministic forge." })),
+    ),
     max_iterations: Type.Optional(Type.Integer({ minimum: 1 })),
     max_dollars: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     max_wall_seconds: Type.Optional(Type.Integer({ minimum: 60 })),

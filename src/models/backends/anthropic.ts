@@ -4,7 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { createGuardedFetch } from '../../lib/ssrf-guard.js';
 import { withRetries } from './retry.js';
 import { attemptFailureOf } from './sdk-errors.js';
-import { ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, base64 } from './types.js';
+import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, answerToolOf, base64 } from './types.js';
 
 /** Room for the answer: a long invoice's line items fit well within it. */
 export const MAX_OUTPUT_TOKENS = 8192;
@@ -28,6 +28,7 @@ export function anthropicClient(context: BackendContext): ModelClient {
   const sdk = anthropicSdk(context);
 
   const once = async (request: ModelRequest): Promise<ModelAnswer> => {
+    const tool = answerToolOf(request);
     try {
       const message = await sdk.messages.create(
         {
@@ -43,13 +44,13 @@ export function anthropicClient(context: BackendContext): ModelClient {
               ],
             },
           ],
-          tools: [{ name: ANSWER_TOOL, description: ANSWER_TOOL_DESCRIPTION, input_schema: request.schema as Anthropic.Tool.InputSchema }],
-          tool_choice: { type: 'tool', name: ANSWER_TOOL },
+          tools: [{ name: tool.name, description: tool.description, input_schema: request.schema as Anthropic.Tool.InputSchema }],
+          tool_choice: { type: 'tool', name: tool.name },
         },
         { signal: request.signal },
       );
-      const call = message.content.find((block) => block.type === 'tool_use' && block.name === ANSWER_TOOL);
-      if (!call || call.type !== 'tool_use') throw new ModelAnswerError(`the answer has no ${ANSWER_TOOL} tool call (stop_reason ${message.stop_reason})`);
+      const call = message.content.find((block) => block.type === 'tool_use' && block.name === tool.name);
+      if (!call || call.type !== 'tool_use') throw new ModelAnswerError(`the answer has no ${tool.name} tool call (stop_reason ${message.stop_reason})`);
       return { json: call.input, usage: { input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens }, model: message.model || endpoint.model };
     } catch (err) {
       throw attemptFailureOf(err, request.signal);

@@ -9,7 +9,7 @@ import { assertOutboundAllowed, guardedLookup } from '../../lib/ssrf-guard.js';
 import { MAX_OUTPUT_TOKENS } from './anthropic.js';
 import { AttemptFailure, retryAfterMs, withRetries } from './retry.js';
 import { attemptFailureOf, blockedCause, oneLine } from './sdk-errors.js';
-import { ANSWER_TOOL, ANSWER_TOOL_DESCRIPTION, type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError } from './types.js';
+import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, answerToolOf } from './types.js';
 
 interface AwsServiceError {
   name: string;
@@ -36,6 +36,7 @@ export function bedrockClient({ endpoint, guard }: BackendContext): ModelClient 
   });
 
   const once = async (request: ModelRequest): Promise<ModelAnswer> => {
+    const tool = answerToolOf(request);
     try {
       // A literal IP never reaches the lookup: check the configured URL up front too.
       if (endpoint.base_url) await assertOutboundAllowed(endpoint.base_url, guard);
@@ -47,14 +48,14 @@ export function bedrockClient({ endpoint, guard }: BackendContext): ModelClient 
           messages: [{ role: 'user', content }],
           inferenceConfig: { maxTokens: MAX_OUTPUT_TOKENS },
           toolConfig: {
-            tools: [{ toolSpec: { name: ANSWER_TOOL, description: ANSWER_TOOL_DESCRIPTION, inputSchema: { json: request.schema as never } } }],
-            toolChoice: { tool: { name: ANSWER_TOOL } },
+            tools: [{ toolSpec: { name: tool.name, description: tool.description, inputSchema: { json: request.schema as never } } }],
+            toolChoice: { tool: { name: tool.name } },
           },
         }),
         { abortSignal: request.signal as never },
       );
-      const call = answer.output?.message?.content?.find((block) => block.toolUse?.name === ANSWER_TOOL)?.toolUse;
-      if (!call) throw new ModelAnswerError(`the answer has no ${ANSWER_TOOL} tool call (stopReason ${answer.stopReason})`);
+      const call = answer.output?.message?.content?.find((block) => block.toolUse?.name === tool.name)?.toolUse;
+      if (!call) throw new ModelAnswerError(`the answer has no ${tool.name} tool call (stopReason ${answer.stopReason})`);
       return { json: call.input, usage: { input_tokens: answer.usage?.inputTokens ?? 0, output_tokens: answer.usage?.outputTokens ?? 0 }, model: endpoint.model };
     } catch (err) {
       throw awsFailure(err, request.signal);

@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { createGuardedFetch } from '../../lib/ssrf-guard.js';
 import { withRetries } from './retry.js';
 import { attemptFailureOf } from './sdk-errors.js';
-import { ANSWER_TOOL, type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, base64, parseJsonAnswer } from './types.js';
+import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, answerToolOf, base64, parseJsonAnswer } from './types.js';
 
 export function customUrlClient({ endpoint, guard }: BackendContext): ModelClient {
   if (!endpoint.base_url) throw new Error(`${endpoint.label}: custom_url needs a base_url`);
@@ -23,6 +23,7 @@ export function customUrlClient({ endpoint, guard }: BackendContext): ModelClien
   });
 
   const once = async (request: ModelRequest): Promise<ModelAnswer> => {
+    const tool = answerToolOf(request);
     try {
       const completion = await sdk.chat.completions.create(
         {
@@ -37,7 +38,7 @@ export function customUrlClient({ endpoint, guard }: BackendContext): ModelClien
               ],
             },
           ],
-          response_format: { type: 'json_schema', json_schema: { name: ANSWER_TOOL, schema: request.schema, strict: false } },
+          response_format: { type: 'json_schema', json_schema: { name: tool.name, description: tool.description, schema: request.schema, strict: false } },
           temperature: 0,
         },
         { signal: request.signal },

@@ -17,6 +17,8 @@ export interface ModelRequest {
   prompt: string;
   /** JSON schema the answer must match. */
   schema: Record<string, unknown>;
+  /** The tool (or response format) the answer is given under; default ANSWER_TOOL, for extraction. */
+  answer?: AnswerTool;
   signal?: AbortSignal;
 }
 
@@ -46,6 +48,13 @@ export interface BackendContext {
 /** The tool (Anthropic, Bedrock) or response format (OpenAI) name the answer is given under. */
 export const ANSWER_TOOL = 'record_extraction';
 export const ANSWER_TOOL_DESCRIPTION = 'Record the values extracted from the document, exactly as the schema describes.';
+
+export interface AnswerTool {
+  name: string;
+  description: string;
+}
+
+export const answerToolOf = (request: ModelRequest): AnswerTool => request.answer ?? { name: ANSWER_TOOL, description: ANSWER_TOOL_DESCRIPTION };
 
 export const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 

@@ -12,10 +12,21 @@ export interface ChooserInput {
   text: string;
 }
 
+/** What a model chooser's calls cost (recorded with the tenant's model usage). */
+export interface ChooserUsage {
+  backend: string;
+  model: string;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
+
 export interface Choice {
   template_id: string | null;
   method: string;
   reason?: string;
+  usage?: ChooserUsage;
 }
 
 export interface TemplateChooser {
@@ -35,12 +46,16 @@ export const embeddedChooser: TemplateChooser = {
   },
 };
 
+/** A classification, with what a model chooser spent when one was asked. */
+export type ChosenClassification = Classification & { model?: ChooserUsage };
+
 /** Ranked candidates to a decision, asking the chooser only when the embedded rule cannot settle it. */
-export async function classifyWith(chooser: TemplateChooser, candidates: Candidate[], text: string): Promise<Classification> {
+export async function classifyWith(chooser: TemplateChooser, candidates: Candidate[], text: string): Promise<ChosenClassification> {
   const decision = decide(candidates);
   if (decision.method !== 'ambiguous') return decision;
   const choice = await chooser.choose({ candidates: candidates.filter((c) => c.score >= decision.threshold), threshold: decision.threshold, margin: decision.margin, text });
+  const spent = choice.usage ? { model: choice.usage } : {};
   const winner = choice.template_id ? candidates.find((c) => c.template_id === choice.template_id) : undefined;
-  if (!winner) return { ...decision, reason: choice.reason ?? decision.reason };
-  return { ...decision, matched: true, template_id: winner.template_id, version: winner.version, score: winner.score, method: choice.method, ...(choice.reason ? { reason: choice.reason } : {}) };
+  if (!winner) return { ...decision, method: choice.method, reason: choice.reason ?? decision.reason, ...spent };
+  return { ...decision, matched: true, template_id: winner.template_id, version: winner.version, score: winner.score, method: choice.method, ...(choice.reason ? { reason: choice.reason } : {}), ...spent };
 }

@@ -9,6 +9,18 @@ export interface ProposerContext {
   hint: string | null;
   iteration: number;
   previous: { candidate: ForgeCandidate; evaluation: Evaluation } | null;
+  /** Aborts a proposal in flight (the run's wall-clock deadline, a worker shutting down). */
+  signal?: AbortSignal;
+}
+
+/** What a model-driven proposal spent, as the tenant's monthly model usage records it. */
+export interface ProposalUsage {
+  backend: string;
+  model: string;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
 }
 
 export interface Proposal {
@@ -16,6 +28,7 @@ export interface Proposal {
   notes: string;
   tokens: number;
   dollars: number;
+  usage?: ProposalUsage;
 }
 
 export interface ForgeProposer {

@@ -1,6 +1,8 @@
 // The forge loop: propose → score on the samples → record, until the score stops improving, the
-// proposer has nothing more to try, or a limit (iterations, dollars, wall time) is reached.
-// `checkpoint` runs before every iteration: an abort or a lost lease stops the loop there.
+// proposer has nothing more to try, or a limit (iterations, dollars, wall time, the tenant's
+// monthly quotas) is reached. Limits are checked before every iteration, so the iteration that
+// crosses a spending limit is the last one. `checkpoint` runs before every iteration too: an
+// abort or a lost lease stops the loop there.
 import type { ForgeProposer, Proposal } from './proposer.js';
 import { type Evaluation, type ForgeSample, evaluate } from './score.js';
 
@@ -9,6 +11,8 @@ export interface ForgeLimitsIn {
   maxDollars: number;
   /** Wall-clock deadline (ms since epoch). */
   deadline: number;
+  /** What is left of the tenant's monthly forge quotas (absent: no quota applies). */
+  quota?: { tokens: number; dollars: number };
 }
 
 export interface IterationOut {
@@ -17,10 +21,31 @@ export interface IterationOut {
   evaluation: Evaluation;
 }
 
+export type StopReason =
+  | 'no_improvement'
+  | 'perfect_score'
+  | 'nothing_to_try'
+  | 'max_iterations'
+  | 'max_dollars'
+  | 'max_wall_seconds'
+  | 'forge_monthly_token_quota'
+  | 'forge_monthly_dollar_quota';
+
 export interface ForgeRunResult {
   best: IterationOut | null;
   iterations: number;
-  stopReason: 'no_improvement' | 'nothing_to_try' | 'max_iterations' | 'max_dollars' | 'max_wall_seconds';
+  stopReason: StopReason;
+  tokens: number;
+  dollars: number;
+}
+
+function limitReached(limits: ForgeLimitsIn, number: number, spent: { tokens: number; dollars: number }): StopReason | null {
+  if (number > limits.maxIterations) return 'max_iterations';
+  if (Date.now() >= limits.deadline) return 'max_wall_seconds';
+  if (spent.dollars >= limits.maxDollars) return 'max_dollars';
+  if (limits.quota && spent.tokens >= limits.quota.tokens) return 'forge_monthly_token_quota';
+  if (limits.quota && spent.dollars >= limits.quota.dollars) return 'forge_monthly_dollar_quota';
+  return null;
 }
 
 export async function runForge(
@@ -28,24 +53,36 @@ export async function runForge(
   hint: string | null,
   proposer: ForgeProposer,
   limits: ForgeLimitsIn,
-  hooks: { checkpoint: () => Promise<void>; onIteration: (it: IterationOut, isBest: boolean) => Promise<void> },
+  hooks: { checkpoint: () => Promise<void>; onIteration: (it: IterationOut, isBest: boolean) => Promise<void>; signal?: AbortSignal },
 ): Promise<ForgeRunResult> {
   let best: IterationOut | null = null;
   let last: IterationOut | null = null;
-  let dollars = 0;
+  const spent = { tokens: 0, dollars: 0 };
+  const end = (iterations: number, stopReason: StopReason): ForgeRunResult => ({ best, iterations, stopReason, ...spent });
   for (let number = 1; ; number++) {
-    if (number > limits.maxIterations) return { best, iterations: number - 1, stopReason: 'max_iterations' };
-    if (Date.now() >= limits.deadline) return { best, iterations: number - 1, stopReason: 'max_wall_seconds' };
-    if (dollars >= limits.maxDollars) return { best, iterations: number - 1, stopReason: 'max_dollars' };
+    const limit = limitReached(limits, number, spent);
+    if (limit) return end(number - 1, limit);
     await hooks.checkpoint();
-    const proposal = await proposer.propose({ samples, hint, iteration: number, previous: last ? { candidate: last.proposal.candidate, evaluation: last.evaluation } : null });
-    if (!proposal) return { best, iterations: number - 1, stopReason: 'nothing_to_try' };
-    dollars += proposal.dollars;
+    // A model call in flight when the wall-clock limit passes is abandoned there.
+    const deadline = AbortSignal.timeout(Math.max(1, limits.deadline - Date.now()));
+    const signal = hooks.signal ? AbortSignal.any([hooks.signal, deadline]) : deadline;
+    let proposal: Proposal | null;
+    try {
+      proposal = await proposer.propose({ samples, hint, iteration: number, previous: last ? { candidate: last.proposal.candidate, evaluation: last.evaluation } : null, signal });
+    } catch (err) {
+      if (deadline.aborted && !hooks.signal?.aborted) return end(number - 1, 'max_wall_seconds');
+      throw err;
+    }
+    if (!proposal) return end(number - 1, 'nothing_to_try');
+    spent.tokens += proposal.tokens;
+    spent.dollars += proposal.dollars;
     const it: IterationOut = { number, proposal, evaluation: evaluate(proposal.candidate, samples) };
     const improved = !best || it.evaluation.scores.overall > best.evaluation.scores.overall;
     await hooks.onIteration(it, improved);
-    if (!improved) return { best, iterations: number, stopReason: 'no_improvement' };
+    if (!improved) return end(number, 'no_improvement');
     best = it;
     last = it;
+    // Nothing left to gain: no further call is paid for.
+    if (it.evaluation.scores.overall >= 1) return end(number, 'perfect_score');
   }
 }

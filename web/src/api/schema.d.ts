@@ -2451,6 +2451,11 @@ export interface operations {
                             is_default_for_tenant: boolean;
                             model: string;
                             name: string;
+                            /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                            price_per_mtok: {
+                                input: number;
+                                output: number;
+                            } | null;
                             tenant_id: string;
                             /** Format: date-time */
                             updated_at: string;
@@ -2486,6 +2491,11 @@ export interface operations {
                     is_default_for_tenant?: boolean;
                     model: string;
                     name: string;
+                    /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                    price_per_mtok?: {
+                        input: number;
+                        output: number;
+                    } | null;
                     tenant_id?: string;
                 };
             };
@@ -2515,6 +2525,11 @@ export interface operations {
                         is_default_for_tenant: boolean;
                         model: string;
                         name: string;
+                        /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                        price_per_mtok: {
+                            input: number;
+                            output: number;
+                        } | null;
                         tenant_id: string;
                         /** Format: date-time */
                         updated_at: string;
@@ -2558,6 +2573,11 @@ export interface operations {
                         is_default_for_tenant: boolean;
                         model: string;
                         name: string;
+                        /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                        price_per_mtok: {
+                            input: number;
+                            output: number;
+                        } | null;
                         tenant_id: string;
                         /** Format: date-time */
                         updated_at: string;
@@ -2590,6 +2610,11 @@ export interface operations {
                     gcp_region?: string;
                     model?: string;
                     name?: string;
+                    /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                    price_per_mtok?: {
+                        input: number;
+                        output: number;
+                    } | null;
                 };
             };
         };
@@ -2618,6 +2643,11 @@ export interface operations {
                         is_default_for_tenant: boolean;
                         model: string;
                         name: string;
+                        /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                        price_per_mtok: {
+                            input: number;
+                            output: number;
+                        } | null;
                         tenant_id: string;
                         /** Format: date-time */
                         updated_at: string;
@@ -2681,6 +2711,11 @@ export interface operations {
                         is_default_for_tenant: boolean;
                         model: string;
                         name: string;
+                        /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                        price_per_mtok: {
+                            input: number;
+                            output: number;
+                        } | null;
                         tenant_id: string;
                         /** Format: date-time */
                         updated_at: string;
@@ -7703,8 +7738,17 @@ export interface operations {
                         }[];
                         margin: number;
                         matched: boolean;
-                        /** @description embedded, embedded_leader, below_threshold, ambiguous or no_templates */
+                        /** @description embedded, embedded_leader, vlm (the vlm endpoint chose among close candidates), vlm_none (it chose none), below_threshold, ambiguous or no_templates */
                         method: string;
+                        /** @description What the vlm endpoint spent settling an ambiguous ranking */
+                        model?: {
+                            backend: string;
+                            calls: number;
+                            cost_usd: number;
+                            input_tokens: number;
+                            model: string;
+                            output_tokens: number;
+                        };
                         reason?: string;
                         score: number;
                         template_id: string | null;
@@ -8192,6 +8236,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A forge endpoint of the tenant: the model-driven forge through it. Left out: the tenant's default forge endpoint, if any; null: the deterministic forge. */
                     endpoint_id?: string | null;
                     /** @description {<sample job_id>: <the data wanted from that document>} */
                     expected_outputs?: {
