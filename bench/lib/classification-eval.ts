@@ -61,7 +61,7 @@ const KIND_SCHEMAS: Record<string, Record<string, unknown>> = {
   table_report: { type: 'object', properties: { rows: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, value: { type: 'number' } } } } } },
 };
 
-function issuerKeywords(issuer: string): string[] {
+export function issuerKeywords(issuer: string): string[] {
   const dir = new URL('invoice2data/templates/', DATA);
   for (const country of readdirSync(dir)) {
     for (const f of readdirSync(new URL(`${country}/`, dir))) {

@@ -36,6 +36,15 @@ describe('classification', () => {
     expect(decide([ranked[2]!]).matched).toBe(false);
   });
 
+  it('a keyword phrase matches when the text layer prints its words apart', async () => {
+    // The PDF prints the sender's e-mail between the two words of its name.
+    const sammy = await doc('SammyMaystoneLinesTest.pdf');
+    expect(sammy.canonical.text).not.toMatch(/Sammy Maystone/);
+    const ranked = rankTemplates(sammy.fp, sammy.canonical.text, [profile('sammy', [], ['Sammy Maystone']), profile('far', [], ['Sammy Balance'])]);
+    expect(ranked[0]).toMatchObject({ name: 'sammy', score: 0.9 });
+    expect(ranked[1]).toMatchObject({ name: 'far', score: 0 });
+  });
+
   it('two leaders within the margin are ambiguous, and the reason names them', () => {
     const c = (name: string, score: number): Candidate => ({ template_id: name, version: 1, name, score, evidence: {} as Candidate['evidence'] });
     const d = decide([c('a', 0.61), c('b', 0.6)]);

@@ -90,12 +90,47 @@ function keywordRegex(keyword: string): RegExp | null {
   }
 }
 
-function keywordSignal(text: string, raw: string, keywords: string[]) {
+/** A document's text three ways: as printed, folded to words, and as folded whitespace tokens. */
+interface DocumentText {
+  raw: string;
+  folded: string;
+  tokens: string[];
+}
+
+function documentText(raw: string): DocumentText {
+  const tokens = raw.toLowerCase().split(/\s+/).map((t) => t.replace(/^[^\p{L}\d]+|[^\p{L}\d]+$/gu, '')).filter(Boolean);
+  return { raw, folded: foldFull(raw), tokens };
+}
+
+// Words of a phrase may be printed apart: a text layer interleaves neighbouring spans ("Acme
+// info@acme.test Trading"). At most this many tokens may stand between two words of a phrase.
+const PHRASE_GAP = 2;
+
+function printedApart(tokens: string[], words: string[]): boolean {
+  if (words.length < 2) return false;
+  for (let start = tokens.indexOf(words[0]!); start >= 0; start = tokens.indexOf(words[0]!, start + 1)) {
+    let at = start;
+    let ok = true;
+    for (const word of words.slice(1)) {
+      const next = tokens.slice(at + 1, at + 2 + PHRASE_GAP).indexOf(word);
+      if (next < 0) {
+        ok = false;
+        break;
+      }
+      at += 1 + next;
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+function keywordSignal(text: DocumentText, keywords: string[]) {
   const found = keywords.filter((k) => {
     const folded = foldFull(k).trim();
-    if (folded && text.includes(` ${folded} `)) return true;
+    if (folded && text.folded.includes(` ${folded} `)) return true;
+    if (folded && printedApart(text.tokens, folded.split(' '))) return true;
     // Not printed as a phrase: the keyword may be a pattern ("NL8152[.]54[.]295[.]B01").
-    return /[[\\(|?*+{]/.test(k) && !!keywordRegex(k)?.test(raw);
+    return /[[\\(|?*+{]/.test(k) && !!keywordRegex(k)?.test(text.raw);
   });
   if (!keywords.length) return { score: 0, found };
   const fraction = found.length / keywords.length;
@@ -114,10 +149,10 @@ function fieldSignal(doc: Fingerprint, text: string, fields: string[][]) {
   return { score: 0.35 * (found.length / fields.length) * Math.min(1, fields.length / 8), found };
 }
 
-export function scoreTemplate(doc: Fingerprint, text: string, profile: TemplateProfile, raw = text): Candidate {
+function scoreTemplate(doc: Fingerprint, text: DocumentText, profile: TemplateProfile): Candidate {
   const ex = exemplarSignal(doc, profile);
-  const kw = keywordSignal(text, raw, profile.keywords.filter((k) => foldFull(k).trim() || /[[\\(]/.test(k)));
-  const fs = fieldSignal(doc, text, profile.fields);
+  const kw = keywordSignal(text, profile.keywords.filter((k) => foldFull(k).trim() || /[[\\(]/.test(k)));
+  const fs = fieldSignal(doc, text.folded, profile.fields);
   const score = 1 - (1 - ex.score) * (1 - kw.score) * (1 - fs.score);
   return {
     template_id: profile.template_id,
@@ -137,10 +172,9 @@ export function scoreTemplate(doc: Fingerprint, text: string, profile: TemplateP
 }
 
 /** Every template scored, best first (ties by name, so the order is stable). */
-export function rankTemplates(doc: Fingerprint, documentText: string, profiles: TemplateProfile[]): Candidate[] {
-  const raw = documentText.slice(0, 200_000);
-  const text = foldFull(raw);
-  return profiles.map((p) => scoreTemplate(doc, text, p, raw)).sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
+export function rankTemplates(doc: Fingerprint, printed: string, profiles: TemplateProfile[]): Candidate[] {
+  const text = documentText(printed.slice(0, 200_000));
+  return profiles.map((p) => scoreTemplate(doc, text, p)).sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
 }
 
 /** The decision over ranked candidates when the embedded rule settles it (no chooser needed). */
