@@ -35,6 +35,11 @@ export interface Shape {
   dates_per_page?: number;
 }
 
+/** The measures of a shape that are counts (compared as ratios, or on a log scale). */
+export const SHAPE_COUNTS: (keyof Shape)[] = ['pages', 'words_per_page', 'key_values_per_page', 'tables_per_page', 'table_cells_per_page', 'headings_per_page', 'list_items_per_page', 'aspect', 'numeric_columns_per_table', 'amounts_per_page', 'dates_per_page'];
+/** The measures of a shape that are shares from 0 to 1 (compared by their difference). */
+export const SHAPE_SHARES: (keyof Shape)[] = ['table_word_share', 'numeric_share'];
+
 export interface Fingerprint {
   v: 1;
   format: string | null;

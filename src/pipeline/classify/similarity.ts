@@ -1,5 +1,5 @@
 // How alike two fingerprints are, from 0 to 1, with what they share (the evidence a user sees).
-import type { Fingerprint, Shape } from './fingerprint.js';
+import { type Fingerprint, SHAPE_COUNTS, SHAPE_SHARES, type Shape } from './fingerprint.js';
 
 export interface Likeness {
   score: number;
@@ -19,8 +19,6 @@ export function dice(a: readonly string[], b: readonly string[]): { score: numbe
 }
 
 const EPS = 0.3;
-const COUNTS: (keyof Shape)[] = ['pages', 'words_per_page', 'key_values_per_page', 'tables_per_page', 'table_cells_per_page', 'headings_per_page', 'list_items_per_page', 'aspect', 'numeric_columns_per_table', 'amounts_per_page', 'dates_per_page'];
-const SHARES: (keyof Shape)[] = ['table_word_share', 'numeric_share'];
 // Counts where none against a few is a small difference (a page has many words, a table many cells).
 const LARGE_COUNTS = new Set<keyof Shape>(['words_per_page', 'table_cells_per_page', 'amounts_per_page', 'dates_per_page', 'numeric_columns_per_table']);
 
@@ -28,7 +26,7 @@ const LARGE_COUNTS = new Set<keyof Shape>(['words_per_page', 'table_cells_per_pa
 export function shapeLikeness(a: Shape, b: Shape, formatA: string | null, formatB: string | null): number {
   let sum = 0;
   let compared = 0;
-  for (const key of COUNTS) {
+  for (const key of SHAPE_COUNTS) {
     // A fingerprint stored before a measure existed lacks it: compare what both have.
     if (a[key] === undefined || b[key] === undefined) continue;
     // Small counts (tables, headings per page) keep a small offset: none against some is a real difference.
@@ -38,7 +36,7 @@ export function shapeLikeness(a: Shape, b: Shape, formatA: string | null, format
     sum += Math.min(x, y) / Math.max(x, y);
     compared++;
   }
-  for (const key of SHARES) {
+  for (const key of SHAPE_SHARES) {
     if (a[key] === undefined || b[key] === undefined) continue;
     sum += 1 - Math.abs(Number(a[key]) - Number(b[key]));
     compared++;

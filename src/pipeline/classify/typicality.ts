@@ -4,13 +4,11 @@
 // words. Each measure of the document is compared with the spread of the exemplars' values
 // (median and median absolute deviation, counts on a log scale), so a measure that is steady
 // across the exemplars weighs and one that varies does not.
-import type { Fingerprint, Shape } from './fingerprint.js';
+import { type Fingerprint, SHAPE_COUNTS, SHAPE_SHARES, type Shape } from './fingerprint.js';
 
 /** Fewer exemplars than this give no spread worth the name. */
 export const MIN_EXEMPLARS_FOR_TYPICALITY = 3;
 
-const COUNTS: (keyof Shape)[] = ['pages', 'words_per_page', 'key_values_per_page', 'tables_per_page', 'table_cells_per_page', 'headings_per_page', 'list_items_per_page', 'aspect', 'numeric_columns_per_table', 'amounts_per_page', 'dates_per_page'];
-const SHARES: (keyof Shape)[] = ['table_word_share', 'numeric_share'];
 // The least spread assumed: a handful of exemplars that agree exactly still leave room around them.
 const MIN_SPREAD_LOG = 0.35;
 const MIN_SPREAD_SHARE = 0.15;
@@ -41,8 +39,8 @@ export function typicality(doc: Fingerprint, exemplars: Fingerprint[]): number |
     if (values.length < MIN_EXEMPLARS_FOR_TYPICALITY) return;
     scores.push(closeness(transform(Number(own)), values, minSpread));
   };
-  for (const key of COUNTS) measure(key, (v) => Math.log1p(v), MIN_SPREAD_LOG);
-  for (const key of SHARES) measure(key, (v) => v, MIN_SPREAD_SHARE);
+  for (const key of SHAPE_COUNTS) measure(key, (v) => Math.log1p(v), MIN_SPREAD_LOG);
+  for (const key of SHAPE_SHARES) measure(key, (v) => v, MIN_SPREAD_SHARE);
   if (!scores.length) return null;
   // A geometric mean: one measure far outside the exemplars' spread counts against the whole.
   const typical = Math.exp(scores.reduce((s, x) => s + Math.log(Math.max(FLOOR, x)), 0) / scores.length);
