@@ -406,12 +406,19 @@ function kvReport(title: string, scores: SliceScores): Json {
 }
 
 function printClassification(c: Awaited<ReturnType<typeof classificationEval>>) {
+  const sliced = (x: Record<string, { documents: number; pct: number }>) => `tuned ${x.tuned!.pct} % of ${x.tuned!.documents}, held-out ${x.held_out!.pct} % of ${x.held_out!.documents}`;
   console.log(`\nclassification (${c.kinds.documents} documents of 5 kinds, ${c.kinds.unknown_documents} of no template's kind; leave-one-out exemplars):`);
-  console.log(`  kind accuracy ${c.kinds.kind_accuracy_pct} %  ${JSON.stringify(c.kinds.by_kind)}`);
-  console.log(`  unknown kinds marked unmatched ${c.kinds.unknown_miss_rate_pct} %`);
-  console.log(`  issuer accuracy ${c.issuers.issuer_accuracy_pct} % (${c.issuers.documents} invoices, ${c.issuers.issuers} issuers)`);
-  console.log(`  with use (exemplars per template → kind accuracy, unknown miss rate): ${c.learning_from_use.map((u) => `${u.exemplars_per_template}: ${u.kind_accuracy_pct} % / ${u.unknown_miss_rate_pct} %`).join(', ')}`);
-  for (const m of [...c.kinds.misses, ...c.kinds.false_matches, ...c.issuers.misses]) console.log(`    miss: ${m}`);
+  console.log(`  kind accuracy ${c.kinds.kind_accuracy_pct} % (${sliced(c.kinds.kind_accuracy_by_slice)})`);
+  console.log(`    by kind (tuned, held-out): ${Object.entries(c.kinds.by_kind).map(([k, v]) => `${k} ${v.tuned} ${v.held_out}`).join(', ')}`);
+  console.log(`  unknown kinds marked unmatched ${c.kinds.unknown_miss_rate_pct} % (${sliced(c.kinds.unknown_miss_rate_by_slice)})`);
+  console.log(`  issuer accuracy ${c.issuers.issuer_accuracy_pct} % (${c.issuers.documents} invoices, ${c.issuers.issuers} issuers; ${sliced(c.issuers.issuer_accuracy_by_slice)})`);
+  console.log(`  with use (exemplars per template → kind accuracy tuned / held-out, unknown miss rate): ${c.learning_from_use.map((u) => `${u.exemplars_per_template}: ${u.kind_accuracy_by_slice.tuned.pct} / ${u.kind_accuracy_by_slice.held_out.pct} % / ${u.unknown_miss_rate_pct} %`).join(', ')}`);
+  const columns = [...new Set(Object.values(c.kinds.confusion).flatMap((r) => Object.keys(r)))].sort();
+  console.log(`  confusion (rows: kind, columns: classified as):\n    ${''.padEnd(13)}${columns.map((x) => x.slice(0, 12).padStart(13)).join('')}`);
+  for (const [row, cols] of Object.entries(c.kinds.confusion)) console.log(`    ${row.padEnd(13)}${columns.map((x) => String(cols[x] ?? '').padStart(13)).join('')}`);
+  // Only the tuning slice's misses are listed: the held-out documents are not to be tuned on.
+  const tuned = [...c.kinds.misses, ...c.kinds.false_matches, ...c.issuers.misses].filter((m) => m.slice === 'tuned');
+  for (const m of tuned) console.log(`    miss: ${m.text}`);
 }
 
 async function main() {

@@ -11,6 +11,7 @@ import { type Fingerprint, type TemplateProfile, decide, fieldLabels, fingerprin
 import type { DocInput } from '../../src/pipeline/entities/text.js';
 import { runEntities, schemaFields } from '../../src/pipeline/extract/index.js';
 import { type CanonicalJson, runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
+import { type Slice, sliceOf } from './split.js';
 
 const DATA = new URL('../../../shared/data/', import.meta.url);
 const file = (p: string) => fileURLToPath(new URL(p, DATA));
@@ -18,6 +19,8 @@ const list = (dir: string, ext: RegExp) => readdirSync(new URL(dir, DATA)).filte
 
 interface Doc {
   name: string;
+  /** Tuning or held-out (by the file name without directory and extension, bench/lib/split.ts). */
+  slice: Slice;
   kind: string;
   issuer?: string;
   fp: Fingerprint;
@@ -36,7 +39,8 @@ function fromDocInput(doc: DocInput): CanonicalJson {
 
 function make(name: string, kind: string, canonical: CanonicalJson, format: string | null, issuer?: string): Doc {
   const entities = runEntities(canonical, { generic_entities_enabled: true });
-  return { name, kind, ...(issuer ? { issuer } : {}), fp: fingerprintOf(canonical, entities, format), text: canonical.text };
+  const slice = sliceOf(name.split('/').pop()!.replace(/\.[^.]+$/, ''));
+  return { name, slice, kind, ...(issuer ? { issuer } : {}), fp: fingerprintOf(canonical, entities, format), text: canonical.text };
 }
 
 async function read(path: string, kind: string, issuer?: string): Promise<Doc | null> {
@@ -57,7 +61,7 @@ const KIND_SCHEMAS: Record<string, Record<string, unknown>> = {
   table_report: { type: 'object', properties: { rows: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, value: { type: 'number' } } } } } },
 };
 
-function issuerKeywords(issuer: string): string[] {
+export function issuerKeywords(issuer: string): string[] {
   const dir = new URL('invoice2data/templates/', DATA);
   for (const country of readdirSync(dir)) {
     for (const f of readdirSync(new URL(`${country}/`, dir))) {
@@ -102,37 +106,67 @@ function kindProfiles(docs: Doc[], leaveOut: Doc | null, perTemplate: number): T
 }
 
 const pct = (n: number, of: number) => (of ? Math.round((1000 * n) / of) / 10 : 0);
+const SLICES: Slice[] = ['tuned', 'held_out'];
+
+/** Right answers over documents, per slice and (optionally) per group. */
+function tally() {
+  const counts = { tuned: { n: 0, right: 0 }, held_out: { n: 0, right: 0 } };
+  const groups: Record<string, Record<Slice, { n: number; right: number }>> = {};
+  return {
+    add(slice: Slice, ok: boolean, group?: string) {
+      counts[slice].n++;
+      if (ok) counts[slice].right++;
+      if (!group) return;
+      groups[group] ??= { tuned: { n: 0, right: 0 }, held_out: { n: 0, right: 0 } };
+      groups[group]![slice].n++;
+      if (ok) groups[group]![slice].right++;
+    },
+    pct(slice?: Slice) {
+      const c = slice ? counts[slice] : { n: counts.tuned.n + counts.held_out.n, right: counts.tuned.right + counts.held_out.right };
+      return pct(c.right, c.n);
+    },
+    n: (slice?: Slice) => (slice ? counts[slice].n : counts.tuned.n + counts.held_out.n),
+    bySlice: () => Object.fromEntries(SLICES.map((s) => [s, { documents: counts[s].n, pct: pct(counts[s].right, counts[s].n) }])) as Record<Slice, { documents: number; pct: number }>,
+    groups: () => Object.fromEntries(Object.entries(groups).map(([g, v]) => [g, { tuned: `${v.tuned.right}/${v.tuned.n}`, held_out: `${v.held_out.right}/${v.held_out.n}` }])),
+  };
+}
 
 export function kindAccuracy(docs: Doc[], perTemplate = 50) {
   const known = docs.filter((d) => d.kind !== 'unknown');
   const unknown = docs.filter((d) => d.kind === 'unknown');
-  let right = 0;
-  const byKind: Record<string, { docs: number; right: number }> = {};
-  const misses: string[] = [];
+  const kinds = tally();
+  const misses: { slice: Slice; text: string }[] = [];
+  // Rows: the document's kind; columns: what it was classified as (a template, or why none).
+  const confusion: Record<string, Record<string, number>> = {};
+  const count = (row: string, col: string) => {
+    confusion[row] ??= {};
+    confusion[row]![col] = (confusion[row]![col] ?? 0) + 1;
+  };
   for (const d of known) {
     const decision = decide(rankTemplates(d.fp, d.text, kindProfiles(docs, d, perTemplate)));
     const ok = decision.matched && decision.template_id === d.kind;
-    byKind[d.kind] ??= { docs: 0, right: 0 };
-    byKind[d.kind]!.docs++;
-    if (ok) {
-      right++;
-      byKind[d.kind]!.right++;
-    } else misses.push(`${d.name} (${d.kind}) → ${decision.template_id ?? decision.method} ${decision.score}`);
+    kinds.add(d.slice, ok, d.kind);
+    count(d.kind, decision.template_id ?? decision.method);
+    if (!ok) misses.push({ slice: d.slice, text: `${d.name} (${d.kind}) → ${decision.template_id ?? decision.method} ${decision.score}` });
   }
-  let unmatched = 0;
-  const falseMatches: string[] = [];
+  const unknowns = tally();
+  const falseMatches: { slice: Slice; text: string }[] = [];
   for (const d of unknown) {
     const decision = decide(rankTemplates(d.fp, d.text, kindProfiles(docs, null, perTemplate)));
-    if (!decision.matched) unmatched++;
-    else falseMatches.push(`${d.name} → ${decision.template_id} ${decision.score}`);
+    unknowns.add(d.slice, !decision.matched);
+    count('unknown', decision.template_id ?? decision.method);
+    if (decision.matched) falseMatches.push({ slice: d.slice, text: `${d.name} → ${decision.template_id} ${decision.score}` });
   }
   return {
     exemplars_per_template: perTemplate,
     documents: known.length,
-    kind_accuracy_pct: pct(right, known.length),
-    by_kind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, `${v.right}/${v.docs}`])),
+    kind_accuracy_pct: kinds.pct(),
+    kind_accuracy_by_slice: kinds.bySlice(),
+    by_kind: kinds.groups(),
     unknown_documents: unknown.length,
-    unknown_miss_rate_pct: pct(unmatched, unknown.length),
+    unknown_miss_rate_pct: unknowns.pct(),
+    unknown_miss_rate_by_slice: unknowns.bySlice(),
+    confusion,
     misses,
     false_matches: falseMatches,
   };
@@ -142,8 +176,8 @@ export function issuerAccuracy(docs: Doc[]) {
   const invoices = docs.filter((d) => d.kind === 'invoice' && d.issuer);
   const issuers = [...new Set(invoices.map((d) => d.issuer!))];
   const keywords = new Map(issuers.map((i) => [i, issuerKeywords(i)]));
-  let right = 0;
-  const misses: string[] = [];
+  const result = tally();
+  const misses: { slice: Slice; text: string }[] = [];
   for (const d of invoices) {
     const profiles: TemplateProfile[] = issuers.map((issuer) => ({
       template_id: issuer,
@@ -154,10 +188,11 @@ export function issuerAccuracy(docs: Doc[]) {
       exemplars: invoices.filter((x) => x.issuer === issuer && x !== d).map((x) => ({ job_id: x.name, fingerprint: x.fp })),
     }));
     const decision = decide(rankTemplates(d.fp, d.text, profiles));
-    if (decision.matched && decision.template_id === d.issuer) right++;
-    else misses.push(`${d.name} (${d.issuer}) → ${decision.template_id ?? decision.method} ${decision.score}`);
+    const ok = decision.matched && decision.template_id === d.issuer;
+    result.add(d.slice, ok);
+    if (!ok) misses.push({ slice: d.slice, text: `${d.name} (${d.issuer}) → ${decision.template_id ?? decision.method} ${decision.score}` });
   }
-  return { documents: invoices.length, issuers: issuers.length, issuer_accuracy_pct: pct(right, invoices.length), misses };
+  return { documents: invoices.length, issuers: issuers.length, issuer_accuracy_pct: result.pct(), issuer_accuracy_by_slice: result.bySlice(), misses };
 }
 
 export async function classificationEval(loaders: Loaders) {
@@ -167,7 +202,7 @@ export async function classificationEval(loaders: Loaders) {
   const issuers = issuerAccuracy(docs);
   const withUse = [0, 1, 2, 4, 8, 50].map((n) => {
     const r = kindAccuracy(docs, n);
-    return { exemplars_per_template: n, kind_accuracy_pct: r.kind_accuracy_pct, unknown_miss_rate_pct: r.unknown_miss_rate_pct };
+    return { exemplars_per_template: n, kind_accuracy_pct: r.kind_accuracy_pct, kind_accuracy_by_slice: r.kind_accuracy_by_slice, unknown_miss_rate_pct: r.unknown_miss_rate_pct };
   });
   return { seconds: Math.round((Date.now() - started) / 100) / 10, kinds, issuers, learning_from_use: withUse };
 }

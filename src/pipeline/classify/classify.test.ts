@@ -5,9 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { runEntities } from '../extract/index.js';
 import { runCanonical, toCanonicalJson } from '../index.js';
 import { type Candidate, type TemplateProfile, decide, fingerprintOf, likeness, rankTemplates } from './index.js';
+import { typicality } from './typicality.js';
 import { commonSchema, proposeDraft, snakeCase } from './draft-schema.js';
 
-const file = (name: string) => new URL(`../../../../shared/data/invoice2data/compare/${name}`, import.meta.url);
+const DATA = new URL('../../../../shared/data/', import.meta.url);
+// A bare name is an invoice2data invoice; a path is relative to ../shared/data.
+const file = (name: string) => new URL(name.includes('/') ? name : `invoice2data/compare/${name}`, DATA);
 
 async function doc(name: string) {
   const canonical = toCanonicalJson(await runCanonical(readFileSync(file(name))));
@@ -34,6 +37,37 @@ describe('classification', () => {
     expect(ranked.slice(0, 2).map((c) => c.score)).toEqual([0.9, 0.9]);
     expect(ranked[2]).toMatchObject({ name: 'none', score: 0 });
     expect(decide([ranked[2]!]).matched).toBe(false);
+  });
+
+  it('a keyword phrase matches when the text layer prints its words apart', async () => {
+    // The PDF prints the sender's e-mail between the two words of its name.
+    const sammy = await doc('SammyMaystoneLinesTest.pdf');
+    expect(sammy.canonical.text).not.toMatch(/Sammy Maystone/);
+    const ranked = rankTemplates(sammy.fp, sammy.canonical.text, [profile('sammy', [], ['Sammy Maystone']), profile('far', [], ['Sammy Balance'])]);
+    expect(ranked[0]).toMatchObject({ name: 'sammy', score: 0.9 });
+    expect(ranked[1]).toMatchObject({ name: 'far', score: 0 });
+  });
+
+  it('webmail domains are not identifiers; a company domain is; the shape says how much is table and numbers', async () => {
+    const [table, invoice] = await Promise.all([doc('tables-camelot/files/split_text_lattice.pdf'), doc('AzureInterior.pdf')]);
+    expect(table.canonical.text).toMatch(/@gmail\.com/);
+    expect(table.fp.identifiers).toContain('domain:mukandgroup.in');
+    expect(table.fp.identifiers.filter((i) => /gmail|yahoo|hotmail/.test(i))).toEqual([]);
+    expect(table.fp.shape.table_word_share).toBeGreaterThan(0.9);
+    expect(table.fp.shape.numeric_columns_per_table).toBeGreaterThanOrEqual(1);
+    expect(invoice.fp.shape.table_word_share).toBeLessThan(table.fp.shape.table_word_share!);
+    expect(invoice.fp.shape.amounts_per_page).toBeGreaterThan(5);
+  });
+
+  it('a table report is more typical of table reports than of invoices; under three exemplars there is no typicality', async () => {
+    const tables = await Promise.all(['health', 'twotables_2', 'anticlockwise_table_2', 'mexican_towns'].map((n) => doc(`tables-camelot/files/${n}.pdf`)));
+    const invoices = await Promise.all(['coolblue1.pdf', 'AzureInterior.pdf', 'oyo.pdf', 'NetpresseInvoice.pdf'].map((n) => doc(n)));
+    const [probe, ...reports] = tables.map((t) => t.fp);
+    const asTable = typicality(probe!, reports)!;
+    const asInvoice = typicality(probe!, invoices.slice(1).map((i) => i.fp))!;
+    expect(asTable).toBeGreaterThan(2 * asInvoice);
+    expect(typicality(invoices[0]!.fp, invoices.slice(1).map((i) => i.fp))!).toBeGreaterThan(typicality(invoices[0]!.fp, reports)!);
+    expect(typicality(probe!, reports.slice(0, 2))).toBeNull();
   });
 
   it('two leaders within the margin are ambiguous, and the reason names them', () => {

@@ -5,7 +5,9 @@
 // - identifiers: tax ids, IBANs, e-mail domains, web domains and phone numbers (an issuer's
 //   own identifiers are the strongest evidence that two documents come from the same sender);
 // - layout: where blocks of each type sit on the first page, on a coarse grid;
-// - shape: counts (words, key-values, tables, headings, list items, pages), orientation, source.
+// - shape: counts (words, key-values, tables, headings, list items, pages), orientation, source,
+//   and the density of the page: how much of it sits in tables, how much of it is numbers, how
+//   many table columns hold numbers, how many amounts and dates it prints.
 import type { Entity } from '../entities/recognize.js';
 import type { CanonicalJson } from '../canonical/serialize.js';
 
@@ -21,7 +23,22 @@ export interface Shape {
   aspect: number;
   /** text_layer, ocr, pptx, plain_text. */
   source: string;
+  // Added later: fingerprints stored before them lack these, and a comparison skips what one side lacks.
+  /** Share of the words that sit in table cells (0–1): a table report is mostly table. */
+  table_word_share?: number;
+  /** Share of the tokens that are numbers (0–1). */
+  numeric_share?: number;
+  /** Columns per table whose body cells are mostly numbers. */
+  numeric_columns_per_table?: number;
+  /** Amounts (money entities) and dates per page. */
+  amounts_per_page?: number;
+  dates_per_page?: number;
 }
+
+/** The measures of a shape that are counts (compared as ratios, or on a log scale). */
+export const SHAPE_COUNTS: (keyof Shape)[] = ['pages', 'words_per_page', 'key_values_per_page', 'tables_per_page', 'table_cells_per_page', 'headings_per_page', 'list_items_per_page', 'aspect', 'numeric_columns_per_table', 'amounts_per_page', 'dates_per_page'];
+/** The measures of a shape that are shares from 0 to 1 (compared by their difference). */
+export const SHAPE_SHARES: (keyof Shape)[] = ['table_word_share', 'numeric_share'];
 
 export interface Fingerprint {
   v: 1;
@@ -68,6 +85,17 @@ function distinct(values: Iterable<string>, cap: number): string[] {
   return [...out];
 }
 
+// Domains that millions of senders share (webmail, documentation examples): a shared one says
+// nothing about who sent a document.
+const PUBLIC_DOMAINS = new Set(
+  'gmail.com googlemail.com yahoo.com yahoo.co.uk yahoo.fr ymail.com hotmail.com hotmail.fr hotmail.co.uk outlook.com live.com msn.com aol.com icloud.com me.com mail.com gmx.de gmx.net gmx.com web.de proton.me protonmail.com yandex.ru mail.ru qq.com 163.com 126.com orange.fr free.fr wanadoo.fr laposte.net libero.it example.com example.org example.net facebook.com twitter.com x.com instagram.com linkedin.com youtube.com google.com'.split(' '),
+);
+
+function domainIdentifier(host: string | undefined): string | null {
+  if (!host || !host.includes('.') || PUBLIC_DOMAINS.has(host)) return null;
+  return `domain:${host}`;
+}
+
 function identifierOf(e: Pick<Entity, 'type' | 'text' | 'value'>): string | null {
   const value = typeof e.value === 'string' ? e.value : e.text;
   const compact = value.replace(/[\s.\-]/g, '').toLowerCase();
@@ -75,19 +103,31 @@ function identifierOf(e: Pick<Entity, 'type' | 'text' | 'value'>): string | null
     case 'tax_id':
     case 'iban':
       return compact.length >= 6 ? `${e.type}:${compact}` : null;
-    case 'email': {
-      const domain = value.toLowerCase().split('@')[1];
-      return domain ? `domain:${domain}` : null;
-    }
-    case 'url': {
-      const host = value.toLowerCase().replace(/^[a-z]+:\/\//, '').replace(/^www\./, '').split(/[/?#:]/)[0];
-      return host && host.includes('.') ? `domain:${host}` : null;
-    }
+    case 'email':
+      return domainIdentifier(value.toLowerCase().split('@')[1]);
+    case 'url':
+      return domainIdentifier(value.toLowerCase().replace(/^[a-z]+:\/\//, '').replace(/^www\./, '').split(/[/?#:]/)[0]);
     case 'phone':
       return compact.replace(/\D/g, '').length >= 8 ? `phone:${compact.replace(/\D/g, '').slice(-9)}` : null;
     default:
       return null;
   }
+}
+
+const NUMBER = /^[-+(]?[$€£¥%]?\d[\d.,:/'%)-]*$/;
+const isNumeric = (text: string) => NUMBER.test(text.trim().replace(/\s+/g, ''));
+
+/** Columns of a table whose body cells (below the header row) are mostly numbers. */
+function numericColumns(table: CanonicalJson['pages'][number]['tables'][number]): number {
+  const byColumn = new Map<number, { filled: number; numeric: number }>();
+  for (const cell of table.cells) {
+    if (cell.row === 0 || !cell.text.trim()) continue;
+    const c = byColumn.get(cell.col) ?? { filled: 0, numeric: 0 };
+    c.filled++;
+    if (isNumeric(cell.text)) c.numeric++;
+    byColumn.set(cell.col, c);
+  }
+  return [...byColumn.values()].filter((c) => c.filled >= 2 && c.numeric / c.filled >= 0.6).length;
 }
 
 function sourceOf(pages: CanonicalJson['pages']): string {
@@ -138,12 +178,18 @@ export function fingerprintOf(canonical: CanonicalJson, entities: Pick<Entity, '
   let cells = 0;
   let headings = 0;
   let lists = 0;
+  let tableWords = 0;
+  let numericColumnCount = 0;
   for (const page of pages) {
     for (const pair of page.key_values) labels.push(foldLabel(pair.key));
     for (const table of page.tables) {
       tables++;
       cells += table.cells.length;
-      for (const cell of table.cells) if (cell.row === 0) labels.push(foldLabel(cell.text));
+      numericColumnCount += numericColumns(table);
+      for (const cell of table.cells) {
+        if (cell.row === 0) labels.push(foldLabel(cell.text));
+        tableWords += cell.text.split(/\s+/).filter(Boolean).length;
+      }
     }
     kv += page.key_values.length;
     for (const b of page.blocks) {
@@ -153,6 +199,9 @@ export function fingerprintOf(canonical: CanonicalJson, entities: Pick<Entity, '
     }
   }
   const first = pages[0];
+  const tokens = canonical.text.split(/\s+/).filter(Boolean);
+  const share = (x: number, of: number) => (of ? Math.round(Math.min(1, x / of) * 100) / 100 : 0);
+  const perPage = (type: string) => Math.round((entities.filter((e) => e.type === type).length / n) * 10) / 10;
   return {
     v: 1,
     format: formatName(format),
@@ -171,6 +220,11 @@ export function fingerprintOf(canonical: CanonicalJson, entities: Pick<Entity, '
       list_items_per_page: Math.round((lists / n) * 10) / 10,
       aspect: first && first.width > 0 ? Math.round((first.height / first.width) * 100) / 100 : 1,
       source: sourceOf(pages),
+      table_word_share: share(tableWords, words),
+      numeric_share: share(tokens.filter(isNumeric).length, tokens.length),
+      numeric_columns_per_table: tables ? Math.round((numericColumnCount / tables) * 10) / 10 : 0,
+      amounts_per_page: perPage('money'),
+      dates_per_page: perPage('date'),
     },
   };
 }

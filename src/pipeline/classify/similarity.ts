@@ -1,5 +1,5 @@
 // How alike two fingerprints are, from 0 to 1, with what they share (the evidence a user sees).
-import type { Fingerprint, Shape } from './fingerprint.js';
+import { type Fingerprint, SHAPE_COUNTS, SHAPE_SHARES, type Shape } from './fingerprint.js';
 
 export interface Likeness {
   score: number;
@@ -19,28 +19,40 @@ export function dice(a: readonly string[], b: readonly string[]): { score: numbe
 }
 
 const EPS = 0.3;
-const NUMERIC: (keyof Shape)[] = ['pages', 'words_per_page', 'key_values_per_page', 'tables_per_page', 'table_cells_per_page', 'headings_per_page', 'list_items_per_page', 'aspect'];
+// Counts where none against a few is a small difference (a page has many words, a table many cells).
+const LARGE_COUNTS = new Set<keyof Shape>(['words_per_page', 'table_cells_per_page', 'amounts_per_page', 'dates_per_page', 'numeric_columns_per_table']);
 
-/** Closeness of the counts (each as a ratio, so 10 vs 20 words weighs like 100 vs 200). */
+/** Closeness of the counts (each as a ratio, so 10 vs 20 words weighs like 100 vs 200) and of the shares. */
 export function shapeLikeness(a: Shape, b: Shape, formatA: string | null, formatB: string | null): number {
   let sum = 0;
-  for (const key of NUMERIC) {
+  let compared = 0;
+  for (const key of SHAPE_COUNTS) {
+    // A fingerprint stored before a measure existed lacks it: compare what both have.
+    if (a[key] === undefined || b[key] === undefined) continue;
     // Small counts (tables, headings per page) keep a small offset: none against some is a real difference.
-    const offset = key === 'words_per_page' || key === 'table_cells_per_page' ? 1 : EPS;
+    const offset = LARGE_COUNTS.has(key) ? 1 : EPS;
     const x = Number(a[key]) + offset;
     const y = Number(b[key]) + offset;
     sum += Math.min(x, y) / Math.max(x, y);
+    compared++;
   }
-  let score = sum / NUMERIC.length;
+  for (const key of SHAPE_SHARES) {
+    if (a[key] === undefined || b[key] === undefined) continue;
+    sum += 1 - Math.abs(Number(a[key]) - Number(b[key]));
+    compared++;
+  }
+  let score = compared ? sum / compared : 0;
   if (formatA && formatB && formatA !== formatB) score *= 0.3;
   if (a.source !== b.source) score *= 0.8;
   return score;
 }
 
 // Weights of the four views; a shared identifier (tax id, IBAN, own domain) outweighs them all.
-// Shape carries half: across senders of one kind the words differ, the proportions of the page do
-// not (measured on ../shared/data by `npm run eval`, see docs/classification.md).
-const W = { labels: 0.2, keywords: 0.2, layout: 0.1, shape: 0.5 };
+// Pair by pair, shape alone must not make two documents alike: any two invoices have similar
+// proportions, and a template of one sender should not take another sender's invoice. What a
+// kind's documents share in proportions is judged across all of a template's exemplars
+// (typicality.ts). Measured on ../shared/data by `npm run eval`, see docs/classification.md.
+const W = { labels: 0.25, keywords: 0.25, layout: 0.15, shape: 0.35 };
 const SHARED_IDENTIFIER_FLOOR = 0.8;
 
 export function likeness(a: Fingerprint, b: Fingerprint): Likeness {
