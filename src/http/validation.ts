@@ -3,7 +3,7 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { RequestValidationError, type ValidationItem } from './errors.js';
+import { RequestValidationError, type ValidationItem } from '../lib/errors.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 

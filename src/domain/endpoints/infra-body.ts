@@ -2,7 +2,7 @@
 // checked as a whole: the type's schema first, then the backend rules for vlm and judge.
 import { Type } from 'typebox';
 import type { InfraType } from '../../db/endpoints-schema.js';
-import { type ValidationItem, validationError } from '../../http/errors.js';
+import { type ValidationItem, validationError } from '../../lib/errors.js';
 import { Nullable } from '../../http/schemas/common.js';
 import { compileBodyValidator, toValidationItems } from '../../http/validation.js';
 import type { ModelBackend } from '../../models/endpoint-config.js';
