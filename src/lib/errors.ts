@@ -120,6 +120,9 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 /** The codes of one kind, so a helper can only be given a code that means what it says. */
 export type CodeOf<K extends ErrorKind> = { [C in ErrorCode]: (typeof ERROR_CODES)[C] extends K ? C : never }[ErrorCode];
 
+/** How a job can end failed: the codes the queue records on a failed job. */
+export type JobFailureCode = CodeOf<'job_failure'> | 'unsupported_format' | 'internal_error';
+
 export const kindOf = (code: ErrorCode): ErrorKind => ERROR_CODES[code];
 
 export interface ValidationItem {

@@ -3,6 +3,7 @@
 // A thread that does not stop within ABORT_GRACE_MS of an abort (a page stuck inside the parser)
 // is terminated and replaced: a cancel or timeout always takes effect.
 import { Worker } from 'node:worker_threads';
+import { type JobFailureCode, QuireError } from '../lib/errors.js';
 import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
 const ABORT_GRACE_MS = 5_000;
@@ -20,14 +21,14 @@ export const RECYCLE_BYTES = 320 * 1024 * 1024;
 /** How long a stopping thread may take to free its OCR engines (a page's inference finishing). */
 const CLOSE_GRACE_MS = 30_000;
 
-export class PipelineFailure extends Error {
+export class PipelineFailure extends QuireError<JobFailureCode> {
   constructor(
-    readonly code: string,
+    code: JobFailureCode,
     message: string,
     /** Not the document's fault: worth another attempt. */
     readonly internal: boolean,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

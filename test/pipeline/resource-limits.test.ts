@@ -3,6 +3,7 @@
 // `resource_limit`, and a thread that grew past the high-water mark is replaced after its task.
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { QuireError } from '../../src/lib/errors.js';
 import { PipelineFailure, PipelinePool } from '../../src/queue/pipeline-pool.js';
 import { pdfWithTextOperators, pptxWithBigSlide, zipBomb } from '../../bench/lib/hostile-files.js';
 import { FILES } from '../helpers/documents.js';
@@ -20,6 +21,7 @@ function run(p: PipelinePool, bytes: Uint8Array) {
 async function failure(promise: Promise<unknown>): Promise<PipelineFailure> {
   const err = await promise.then(() => null, (e: unknown) => e);
   expect(err).toBeInstanceOf(PipelineFailure);
+  expect(err).toBeInstanceOf(QuireError);
   return err as PipelineFailure;
 }
 
