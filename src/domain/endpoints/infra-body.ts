@@ -3,8 +3,8 @@
 import { Type } from 'typebox';
 import type { InfraType } from '../../db/endpoints-schema.js';
 import { type ValidationItem, validationError } from '../../lib/errors.js';
-import { Nullable } from '../../http/schemas/common.js';
-import { compileBodyValidator, toValidationItems } from '../../http/validation.js';
+import { Nullable } from '../../lib/schema-types.js';
+import { compileBodyValidator, toValidationItems } from '../../lib/json-schema.js';
 import type { ModelBackend } from '../../models/endpoint-config.js';
 import { checkModelEndpoint, httpUrlProblem } from './backends.js';
 import { type InfraSettings, MODEL_RETRIES_DEFAULT, MODEL_TIMEOUT_DEFAULT, OCR_TIMEOUT_DEFAULT } from './infra-settings.js';
