@@ -45,7 +45,8 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   }
   if (error instanceof QuireError) {
     const status = STATUS_OF_KIND[error.kind];
-    if (status !== null) return sendCoded(error, status, reply);
+    // A code from outside the catalogue (a message from a thread) has no kind: unexpected, as below.
+    if (status) return sendCoded(error, status, reply);
   }
   const code = (error as FastifyError).code;
   if (code === 'FST_ERR_VALIDATION' && (error as FastifyError).validation) {
