@@ -68,7 +68,7 @@ const BOMBS: [string, () => Uint8Array][] = (
     ['pptx-xml-7MB', pptxWithBigSlide(24_000)],
     ['zip-bomb-64MB', zipBomb(64)],
     ['pptx-nesting-100k', pptxDeepXml(100_000)],
-    ['pdf-text-ops-3k', pdfWithTextOperators(3_000)],
+    ['pdf-text-ops-20k', pdfWithTextOperators(20_000)],
   ] as [string, Uint8Array][]
 ).map(([name, bytes]) => [name, () => bytes]);
 

@@ -11,7 +11,6 @@ import type { App, AppContext, AppOptions } from './context.js';
 import { registerConsole } from './console.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './error-handler.js';
 import { guardInput } from './input-guard.js';
-import { ApiError } from './errors.js';
 import { registerAudit } from './plugins/audit.js';
 import { enforceDeclaredPermission, registerAuth } from './plugins/auth.js';
 import { registerPolicy } from './plugins/policy.js';
@@ -119,5 +118,3 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
   await ownPolicy?.start();
   return app;
 }
-
-export { ApiError };

@@ -1,8 +1,35 @@
-// The single place errors become responses: ApiError → {detail, code}; validation → 422 detail[];
-// Fastify's own client errors → a clear 4xx; anything else → 500 without internals, logged with the request id.
+// The single place errors become responses: a coded error → its kind's status and {detail, code};
+// validation → 422 detail[]; Fastify's own client errors → a clear 4xx; anything else → 500
+// without internals, logged with the request id.
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, RequestValidationError } from './errors.js';
+import { type ErrorKind, QuireError, RequestValidationError } from '../lib/errors.js';
+
+/**
+ * The status each kind of coded error is answered with. Job failures and internal faults are no
+ * answer to a request: reaching here, they are answered as an unexpected failure.
+ */
+export const STATUS_OF_KIND: Record<ErrorKind, number | null> = {
+  rule: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unsupported_media: 415,
+  invalid: 422,
+  rate_limited: 429,
+  unavailable: 503,
+  job_failure: null,
+  internal: null,
+};
+
+function sendCoded(error: QuireError, status: number, reply: FastifyReply) {
+  if (error.kind === 'unauthenticated') reply.header('www-authenticate', 'Bearer');
+  const retryAfter = error.details.retryAfterSeconds;
+  if (retryAfter !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfter))));
+  return reply.status(status).send({ detail: error.message, code: error.code });
+}
 
 const FASTIFY_CLIENT_ERRORS: Record<string, [number, string, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'This endpoint does not accept that Content-Type; send application/json (or multipart/form-data where a file is uploaded).'],
@@ -16,9 +43,10 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   if (error instanceof RequestValidationError) {
     return reply.status(422).send({ detail: error.items });
   }
-  if (error instanceof ApiError) {
-    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-    return reply.status(error.status).send({ detail: error.message, code: error.code });
+  if (error instanceof QuireError) {
+    const status = STATUS_OF_KIND[error.kind];
+    // A code from outside the catalogue (a message from a thread) has no kind: unexpected, as below.
+    if (status) return sendCoded(error, status, reply);
   }
   const code = (error as FastifyError).code;
   if (code === 'FST_ERR_VALIDATION' && (error as FastifyError).validation) {

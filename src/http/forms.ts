@@ -3,8 +3,8 @@
 import { Type } from 'typebox';
 import type { JobSettings } from '../domain/documents/submit.service.js';
 import { validatePageRange } from '../domain/documents/jobs.service.js';
-import type { ValidationItem } from './errors.js';
-import { validationError } from './errors.js';
+import type { ValidationItem } from '../lib/errors.js';
+import { validationError } from '../lib/errors.js';
 import { inspectFields, inspectValue, unstorableText } from './input-guard.js';
 import type { ReceivedForm } from './multipart.js';
 import { StringEnum } from './schemas/common.js';

@@ -3,8 +3,8 @@
 // for nesting depth and size, before any handler, hash or merge walks it recursively.
 // Each problem is a 422 at the field, in the validation shape.
 import type { FastifyRequest } from 'fastify';
-import type { ValidationItem } from './errors.js';
-import { validationError } from './errors.js';
+import type { ValidationItem } from '../lib/errors.js';
+import { validationError } from '../lib/errors.js';
 
 /** Deepest nesting accepted in any JSON value (objects and arrays count one level each). */
 export const MAX_DEPTH = 32;

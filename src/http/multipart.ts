@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { StagedFile } from '../storage/blob-store.js';
 import { UploadTooLargeError, discardStaged, stageStream } from '../storage/staging.js';
 import type { App } from './context.js';
-import { ApiError, validationError } from './errors.js';
+import { badRequest, payloadTooLarge, unsupportedMedia, validationError } from '../lib/errors.js';
 
 export interface ReceivedFile {
   field: string;
@@ -28,7 +28,7 @@ export interface FormSpec {
 }
 
 const tooLarge = (limit: number) =>
-  new ApiError(413, 'payload_too_large', `A file is larger than this server accepts (${limit} bytes, QUIRE_MAX_UPLOAD_BYTES). Split it or compress it, then upload again.`);
+  payloadTooLarge(`A file is larger than this server accepts (${limit} bytes, QUIRE_MAX_UPLOAD_BYTES). Split it or compress it, then upload again.`);
 
 /** Registers the multipart parser on an (encapsulated) scope. Files are limited per request by receiveForm. */
 export async function registerMultipart(scope: App, maxFileBytes: number): Promise<void> {
@@ -37,22 +37,22 @@ export async function registerMultipart(scope: App, maxFileBytes: number): Promi
   });
 }
 
-function asApiError(err: unknown, spec: FormSpec): unknown {
+function asCodedError(err: unknown, spec: FormSpec): unknown {
   const code = (err as { code?: string }).code;
   if (err instanceof UploadTooLargeError || code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(spec.maxFileBytes);
   if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT') {
     return validationError([{ loc: ['body', spec.fileField], msg: `List should have at most ${spec.maxFiles} items after validation`, type: 'too_long', ctx: { max_length: spec.maxFiles } }]);
   }
   if (code === 'FST_FIELDS_LIMIT') return validationError([{ loc: ['body'], msg: 'Too many form fields', type: 'value_error' }]);
-  if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return new ApiError(415, 'unsupported_media_type', 'Send the upload as multipart/form-data.');
+  if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return unsupportedMedia('unsupported_media_type', 'Send the upload as multipart/form-data.');
   if (code === 'FST_MP_PREMATURE_CLOSE' || (err instanceof Error && /terminated early|Unexpected end of form|Malformed|Boundary not found|Unexpected end of multipart|Multipart:/i.test(err.message))) {
-    return new ApiError(400, 'malformed_upload', 'The multipart body ended early or is malformed. Send the upload again.');
+    return badRequest('malformed_upload', 'The multipart body ended early or is malformed. Send the upload again.');
   }
   return err;
 }
 
 export async function receiveForm(request: FastifyRequest, spec: FormSpec): Promise<ReceivedForm> {
-  if (!request.isMultipart()) throw new ApiError(415, 'unsupported_media_type', 'Send the upload as multipart/form-data.');
+  if (!request.isMultipart()) throw unsupportedMedia('unsupported_media_type', 'Send the upload as multipart/form-data.');
   const fields: Record<string, string> = {};
   const files: ReceivedFile[] = [];
   try {
@@ -77,7 +77,7 @@ export async function receiveForm(request: FastifyRequest, spec: FormSpec): Prom
     }
   } catch (err) {
     for (const file of files) await discardStaged(file.staged);
-    throw asApiError(err, spec);
+    throw asCodedError(err, spec);
   }
   return { fields, files };
 }

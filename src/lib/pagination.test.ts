@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestValidationError } from '../http/errors.js';
+import { RequestValidationError } from './errors.js';
 import { decodeCursor, encodeCursor } from './pagination.js';
 
 describe('cursors', () => {

@@ -1,6 +1,6 @@
 // Keyset pagination, newest first, over (created_at, id): stable while rows are added.
 import { type SelectQueryBuilder, sql } from 'kysely';
-import { validationError } from '../http/errors.js';
+import { validationError } from './errors.js';
 
 export interface Page<T> {
   items: T[];

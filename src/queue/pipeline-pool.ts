@@ -4,6 +4,7 @@
 // is terminated and replaced: a cancel or timeout always takes effect.
 import { Worker } from 'node:worker_threads';
 import { NativeGate } from '../lib/native-gate.js';
+import { type JobFailureCode, QuireError } from '../lib/errors.js';
 import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
 const ABORT_GRACE_MS = 5_000;
@@ -28,14 +29,14 @@ const CLOSE_ACK_MS = 1_000;
 /** An idle thread asked to close at shutdown or recycling acknowledges at once; allow for a loaded machine. */
 const STOP_ACK_MS = 10_000;
 
-export class PipelineFailure extends Error {
+export class PipelineFailure extends QuireError<JobFailureCode> {
   constructor(
-    readonly code: string,
+    code: JobFailureCode,
     message: string,
     /** Not the document's fault: worth another attempt. */
     readonly internal: boolean,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

@@ -1,5 +1,6 @@
 // The messages between a worker loop and its pipeline thread (pipeline-thread.ts).
 import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
+import type { JobFailureCode } from '../lib/errors.js';
 import type { CanonicalJson, OcrReport, OcrStageOptions } from '../pipeline/index.js';
 
 export interface PipelineTask {
@@ -35,7 +36,7 @@ export type ToThread =
 export type FromThread =
   | { type: 'progress'; id: number; done: number; total: number }
   | { type: 'done'; id: number; output: PipelineOutput; memoryBytes?: number }
-  | { type: 'failed'; id: number; code: string; message: string; internal: boolean; memoryBytes?: number }
+  | { type: 'failed'; id: number; code: JobFailureCode; message: string; internal: boolean; memoryBytes?: number }
   /** A `close` was received: the thread's event loop is free (not stuck inside a parser). */
   | { type: 'closing'; id: 0 }
   | { type: 'closed'; id: 0 };

@@ -2,6 +2,7 @@
 // Two implementations behind one interface, chosen by configuration (style.md, "engines behind
 // interfaces"): local disk under QUIRE_DATA_DIR (default) and any S3-compatible store.
 import type { Readable } from 'node:stream';
+import { QuireError } from '../lib/errors.js';
 
 /** A file received into the staging area, hashed while it was written (see staging.ts). */
 export interface StagedFile {
@@ -34,9 +35,10 @@ export interface BlobStore {
   delete(sha256: string): Promise<void>;
 }
 
-export class BlobNotFoundError extends Error {
+/** A stored document's bytes are gone: never the caller's fault. */
+export class BlobNotFoundError extends QuireError<'blob_not_found'> {
   constructor(readonly sha256: string) {
-    super(`blob ${sha256} is not in the store`);
+    super('blob_not_found', `blob ${sha256} is not in the store`);
   }
 }
 

@@ -4,13 +4,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { QuireError } from '../lib/errors.js';
 import type { StagedFile } from './blob-store.js';
 
 const HEAD_BYTES = 64 * 1024;
 
-export class UploadTooLargeError extends Error {
+export class UploadTooLargeError extends QuireError<'payload_too_large'> {
   constructor(readonly limit: number) {
-    super(`upload is larger than ${limit} bytes`);
+    super('payload_too_large', `upload is larger than ${limit} bytes`);
   }
 }
 

@@ -124,6 +124,7 @@ describe('OCR building blocks', () => {
 
   it('rejects a language without installed data with a clear error', async () => {
     expect(() => resolveLanguages(['xyz'])).toThrowError(OcrError);
+    expect(() => resolveLanguages(['xyz'])).toThrowError(expect.objectContaining({ code: 'ocr_language_unavailable', kind: 'job_failure' }));
     expect(() => resolveLanguages(['../etc'])).toThrowError(/not available/);
     const png = readFileSync(path.join(DATA_DIR, 'ocr-text', 'phototest-rotated-180.png'));
     await expect(ocrPage(png, { languages: ['ita'] })).rejects.toMatchObject({ code: 'ocr_language_unavailable' });

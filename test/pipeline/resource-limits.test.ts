@@ -3,8 +3,9 @@
 // `resource_limit`, and a thread that grew past the high-water mark is replaced after its task.
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { QuireError } from '../../src/lib/errors.js';
 import { PipelineFailure, PipelinePool } from '../../src/queue/pipeline-pool.js';
-import { pptxWithBigSlide, zipBomb } from '../../bench/lib/hostile-files.js';
+import { pdfWithTextOperators, pptxWithBigSlide, zipBomb } from '../../bench/lib/hostile-files.js';
 import { FILES } from '../helpers/documents.js';
 
 let pool: PipelinePool | null = null;
@@ -20,6 +21,7 @@ function run(p: PipelinePool, bytes: Uint8Array) {
 async function failure(promise: Promise<unknown>): Promise<PipelineFailure> {
   const err = await promise.then(() => null, (e: unknown) => e);
   expect(err).toBeInstanceOf(PipelineFailure);
+  expect(err).toBeInstanceOf(QuireError);
   return err as PipelineFailure;
 }
 
@@ -46,6 +48,17 @@ describe('resource limits of the pipeline', () => {
     expect(err).toMatchObject({ code: 'resource_limit', internal: false });
     const next = await run(pool, new Uint8Array(fs.readFileSync(FILES.notes)));
     expect(next.format).toBe('pptx');
+  }, 120_000);
+
+  it('reads a PDF of 20,000 scattered text operators', async () => {
+    // Reading order once tried each of thousands of column gutters with a full split: quadratic.
+    pool = new PipelinePool(1);
+    const out = await run(pool, pdfWithTextOperators(20_000));
+    expect(out.pageCount).toBe(1);
+    // Every glyph is read; two drawn on the same spot (Td moves add up) read once, as overprint.
+    const spots = new Set<string>();
+    for (let i = 0, x = 0, y = 0; i < 20_000; i++) spots.add(`${(x += i % 600)},${(y += (i * 7) % 800)}`);
+    expect(out.canonical.text.match(/x/g)?.length).toBe(spots.size);
   }, 120_000);
 
   it('keeps the thread for ordinary documents', async () => {

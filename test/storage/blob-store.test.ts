@@ -99,11 +99,14 @@ describe.each(stores())('%s store', (_name, make) => {
     expect(await store.exists(staged.sha256)).toBe(false);
     await expect(store.readAll(staged.sha256)).rejects.toBeInstanceOf(BlobNotFoundError);
     await expect(store.read(staged.sha256)).rejects.toBeInstanceOf(BlobNotFoundError);
+    // A coded error, and never the caller's fault: reaching the HTTP layer it is a 500, not a 404.
+    await expect(store.read(staged.sha256)).rejects.toMatchObject({ code: 'blob_not_found', kind: 'internal' });
   });
 
   it('refuses a stream over the limit and leaves nothing behind', async () => {
     const store = make();
     await expect(stageStream(Readable.from([Buffer.alloc(600), Buffer.alloc(600)]), store.stagingDir, 1000)).rejects.toBeInstanceOf(UploadTooLargeError);
+    await expect(stageStream(Readable.from([Buffer.alloc(1200)]), store.stagingDir, 1000)).rejects.toMatchObject({ code: 'payload_too_large', kind: 'too_large' });
     expect(fs.readdirSync(store.stagingDir)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // The caller's own profile.
 import type { Db } from '../../db/database.js';
 import type { User } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import type { Principal } from '../identity/principal.js';
 import { findLiveUserByIdAnyTenant, updateUser } from '../users/users.repository.js';
 

@@ -3,7 +3,7 @@
 // computed from its jobs in the same transaction as every change to them.
 import type { Db, Tx } from '../../db/database.js';
 import type { Batch } from '../../db/documents-schema.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import { notifyQueued } from '../../queue/notify.js';

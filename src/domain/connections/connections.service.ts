@@ -10,7 +10,7 @@ import type { Connection, Direction, Protocol } from '../../db/connections-schem
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { sealingContext } from '../../db/sealed-columns.js';
-import { conflict, notFound, validationError } from '../../http/errors.js';
+import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import type { SecretBox } from '../../lib/secret-box.js';

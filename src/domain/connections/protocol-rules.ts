@@ -3,8 +3,8 @@
 // field (`body.config.bucket`, `body.credentials.secret_access_key`).
 import { type TSchema, Type } from 'typebox';
 import type { Direction, Protocol } from '../../db/connections-schema.js';
-import { type ValidationItem, validationError } from '../../http/errors.js';
-import { compileBodyValidator, toValidationItems } from '../../http/validation.js';
+import { type ValidationItem, validationError } from '../../lib/errors.js';
+import { compileBodyValidator, toValidationItems } from '../../lib/json-schema.js';
 
 export const PROTOCOLS = ['s3', 'webhook', 'local', 'sftp'] as const;
 export const DIRECTIONS = ['source', 'destination', 'both'] as const;

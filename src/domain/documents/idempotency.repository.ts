@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
-import { conflict } from '../../http/errors.js';
+import { conflict } from '../../lib/errors.js';
 import { IDEMPOTENCY_HOURS } from '../../queue/maintenance.js';
 
 export type IdempotencyScope = 'documents' | 'batches';

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Principal } from '../identity/principal.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { SUMMARY_COLUMNS, artifactsOf } from './jobs.repository.js';
 
 export async function getJobWithResultText(db: Db, p: Principal, jobId: string) {

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import type { Job, ProcessingMode } from '../../db/documents-schema.js';
-import { conflict, notFound, validationError } from '../../http/errors.js';
+import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { type PageRequest } from '../../lib/pagination.js';
 import { parsePageRange } from '../../pipeline/index.js';
 import { RESTORE_WINDOW_DAYS } from '../../queue/maintenance.js';

@@ -1,7 +1,7 @@
 // interface.md's reprocess rules as pure functions: 422 for clear_template with template_id,
 // 400 for a template with a mode that does not extract, and what is kept, swapped or cleared.
 import { describe, expect, it } from 'vitest';
-import { ApiError, RequestValidationError } from '../../http/errors.js';
+import { QuireError, RequestValidationError } from '../../lib/errors.js';
 import { reprocessChanges, validateReprocessBody } from './jobs.service.js';
 
 const job = { processing_mode: 'extraction' as const, template_id: 'tpl_a', page_range: '1-3' };
@@ -19,12 +19,12 @@ describe('reprocess rules', () => {
         reprocessChanges(job, { processing_mode: mode, template_id: 'tpl_b' });
         expect.unreachable();
       } catch (err) {
-        expect(err).toBeInstanceOf(ApiError);
-        expect((err as ApiError).status).toBe(400);
+        expect(err).toBeInstanceOf(QuireError);
+        expect((err as QuireError).kind).toBe('rule');
       }
     }
     // The kept mode counts too: a canonical job cannot take a template without switching mode.
-    expect(() => reprocessChanges({ ...job, processing_mode: 'canonical' }, { template_id: 'tpl_b' })).toThrow(ApiError);
+    expect(() => reprocessChanges({ ...job, processing_mode: 'canonical' }, { template_id: 'tpl_b' })).toThrow(QuireError);
   });
 
   it('keeps, swaps or clears the template; keeps, narrows or widens the page range; changes the mode', () => {

@@ -4,7 +4,7 @@
 import type { Config } from '../../config.js';
 import type { Db, Tx } from '../../db/database.js';
 import type { PageCapPolicy, ProcessingMode } from '../../db/documents-schema.js';
-import { ApiError, badRequest, notFound } from '../../http/errors.js';
+import { badRequest, notFound, unsupportedMedia } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { notifyQueued } from '../../queue/notify.js';
 import { storeStaged } from '../../storage/blob-registry.js';
@@ -40,8 +40,6 @@ export const PRIORITY_SINGLE = 0;
 export const PRIORITY_BATCH = 5;
 
 export const actorOf = (p: Principal) => p.userId ?? p.apiKeyId;
-
-export const unsupportedMedia = (message: string) => new ApiError(415, 'unsupported_media_type', message);
 
 /** interface.md reprocess rule 2, applied wherever a template meets a mode. */
 export function assertTemplateFitsMode(templateId: string | null | undefined, mode: ProcessingMode): void {
@@ -145,7 +143,7 @@ export async function submitDocument(deps: DocumentsDeps, p: Principal, input: S
     }
     await checkReferences(db, p.tenantId, input.settings);
     const verdict = await sniffUpload(staged);
-    if (verdict.kind === 'unsupported') throw unsupportedMedia(verdict.message);
+    if (verdict.kind === 'unsupported') throw unsupportedMedia('unsupported_media_type', verdict.message);
     await storeStaged(db, deps.blobs, staged);
     try {
       const job = await db.transaction().execute(async (tx) => {

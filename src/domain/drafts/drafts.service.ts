@@ -4,7 +4,7 @@
 import type { Db } from '../../db/database.js';
 import type { DraftRow, DraftStatus } from '../../db/classification-schema.js';
 import type { Job } from '../../db/documents-schema.js';
-import { conflict, notFound, validationError } from '../../http/errors.js';
+import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import { type Fingerprint, likeness } from '../../pipeline/classify/index.js';

@@ -1,6 +1,6 @@
 // The model backends an endpoint can name, what each needs, and the per-backend check of a body
 // (interface.md: the credentials payload is validated per backend, 422 located at `credentials`).
-import type { ValidationItem } from '../../http/errors.js';
+import type { ValidationItem } from '../../lib/errors.js';
 import { MODEL_BACKENDS, type ModelBackend } from '../../models/endpoint-config.js';
 
 export interface BackendSpec {

@@ -4,7 +4,7 @@ import type { Db, Tx } from '../../db/database.js';
 import type { ForgeEndpointRow } from '../../db/endpoints-schema.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { sealingContext } from '../../db/sealed-columns.js';
-import { conflict, notFound, validationError } from '../../http/errors.js';
+import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { type Page, type PageRequest, paginate } from '../../lib/pagination.js';
 import { type SecretBox, credentialKeysView } from '../../lib/secret-box.js';

@@ -2,9 +2,9 @@
 // checked as a whole: the type's schema first, then the backend rules for vlm and judge.
 import { Type } from 'typebox';
 import type { InfraType } from '../../db/endpoints-schema.js';
-import { type ValidationItem, validationError } from '../../http/errors.js';
-import { Nullable } from '../../http/schemas/common.js';
-import { compileBodyValidator, toValidationItems } from '../../http/validation.js';
+import { type ValidationItem, validationError } from '../../lib/errors.js';
+import { Nullable } from '../../lib/schema-types.js';
+import { compileBodyValidator, toValidationItems } from '../../lib/json-schema.js';
 import type { ModelBackend } from '../../models/endpoint-config.js';
 import { checkModelEndpoint, httpUrlProblem } from './backends.js';
 import { type InfraSettings, MODEL_RETRIES_DEFAULT, MODEL_TIMEOUT_DEFAULT, OCR_TIMEOUT_DEFAULT } from './infra-settings.js';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.js';
 import { INFRA_TYPES, type InfraEndpointRow, type InfraScope, type InfraType } from '../../db/endpoints-schema.js';
 import { sealingContext } from '../../db/sealed-columns.js';
-import { forbidden, notFound } from '../../http/errors.js';
+import { forbidden, notFound } from '../../lib/errors.js';
 import { type SecretBox, credentialKeysView } from '../../lib/secret-box.js';
 import type { Principal } from '../identity/principal.js';
 import { policyTenant } from '../policy/policy.service.js';

@@ -5,7 +5,7 @@
 // deterministic forge.
 import type { Db } from '../../db/database.js';
 import type { ForgeIterationRow, ForgeJobRow, ForgeStatus } from '../../db/classification-schema.js';
-import { conflict, forbidden, notFound, tooManyRequests, validationError, type ValidationItem } from '../../http/errors.js';
+import { conflict, forbidden, notFound, tooManyRequests, validationError, type ValidationItem } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import { notifyQueued } from '../../queue/notify.js';

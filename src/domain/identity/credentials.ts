@@ -1,7 +1,7 @@
 // Turns a bearer token into a Principal, or refuses it. The one place credentials are checked.
 import type { Db } from '../../db/database.js';
 import type { Role } from '../../db/schema.js';
-import { notFound, unauthorized } from '../../http/errors.js';
+import { notFound, unauthorized } from '../../lib/errors.js';
 import { sha256 } from '../../lib/secrets.js';
 import { findKeyByHashAnyTenant, touchKey } from '../keys/keys.repository.js';
 import { findTenant } from '../tenants/tenants.repository.js';

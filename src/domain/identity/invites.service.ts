@@ -2,7 +2,7 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Role } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { findTenant } from '../tenants/tenants.repository.js';
 import { findRedeemableToken, redeemToken } from './redeem.service.js';
 import type { ClientInfo, SessionGrant } from './sessions.service.js';

@@ -4,7 +4,7 @@
 // failure), so neither the status nor the timing tells whether an account exists.
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { tooManyRequests, unauthorized } from '../../http/errors.js';
+import { tooManyRequests, unauthorized } from '../../lib/errors.js';
 import { decoyPasswordHash, verifyPassword } from '../../lib/secrets.js';
 import { findTenant } from '../tenants/tenants.repository.js';
 import { findLiveUserByEmailAnyTenant } from '../users/users.repository.js';

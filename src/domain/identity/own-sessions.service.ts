@@ -1,7 +1,7 @@
 // A person's own sessions: list the live ones, revoke one. Another user's session is a 404.
 import type { Db } from '../../db/database.js';
 import type { Session } from '../../db/schema.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound } from '../../lib/errors.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import { findUserSession, listUserSessions, revokeSession } from './sessions.repository.js';
 

@@ -1,7 +1,7 @@
 // Passwords: a signed-in user changes their own; anyone holding a reset token sets a new one.
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { badRequest, notFound } from '../../http/errors.js';
+import { badRequest, notFound } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/secrets.js';
 import { findLiveUserByIdAnyTenant, updateUser } from '../users/users.repository.js';
 import type { Principal } from './principal.js';

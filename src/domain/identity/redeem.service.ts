@@ -5,7 +5,7 @@ import { clearLoginFailures } from './login-failures.repository.js';
 import type { Config } from '../../config.js';
 import type { Db, Tx } from '../../db/database.js';
 import type { User, UserToken } from '../../db/schema.js';
-import { badRequest, unauthorized } from '../../http/errors.js';
+import { badRequest, unauthorized } from '../../lib/errors.js';
 import { hashPassword } from '../../lib/secrets.js';
 import { findTenant } from '../tenants/tenants.repository.js';
 import { updateUser } from '../users/users.repository.js';

@@ -2,7 +2,7 @@
 // The secret `qk_<public_id>_<secret>` is returned once, at create and rotate; only its hash is kept.
 import type { Db } from '../../db/database.js';
 import type { ApiKey, Role } from '../../db/schema.js';
-import { conflict, forbidden, notFound } from '../../http/errors.js';
+import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import { randomToken, sha256 } from '../../lib/secrets.js';

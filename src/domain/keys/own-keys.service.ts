@@ -2,7 +2,7 @@
 // tenant: a platform admin acting on another tenant (X-Tenant-Id) still manages the keys it owns.
 import type { Db } from '../../db/database.js';
 import type { ApiKey, Role } from '../../db/schema.js';
-import { validationError } from '../../http/errors.js';
+import { validationError } from '../../lib/errors.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import type { Principal } from '../identity/principal.js';
 import type { KeyScope } from './keys.repository.js';

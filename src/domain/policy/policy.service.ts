@@ -5,7 +5,7 @@
 // that made the change, and in every other process through the policy_version counter, which each
 // PolicyService polls (POLL_MS). The HTTP layer adds a per-request memo on top (plugins/policy.ts).
 import type { Db } from '../../db/database.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import type { Principal } from '../identity/principal.js';
 import { findTenant } from '../tenants/tenants.repository.js';
 import type { EffectivePolicy, PolicyName, PolicyValues } from './policy.registry.js';

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import type { Review } from '../../db/reviews-schema.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound } from '../../lib/errors.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import { mergePatch } from '../../lib/merge-patch.js';
 import { type ExtractionResult, type Rule, decide, runRules } from '../../pipeline/extract/index.js';

@@ -3,7 +3,7 @@
 // kind and naming fields of that schema. Problems come back as 422 items located in the body.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { ValidationItem } from '../../http/errors.js';
+import type { ValidationItem } from '../../lib/errors.js';
 import { checkRule, expressionError, schemaFields } from '../../pipeline/extract/index.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;

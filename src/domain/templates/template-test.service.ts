@@ -4,7 +4,7 @@
 import type { Db } from '../../db/database.js';
 import { findJob } from '../documents/jobs.repository.js';
 import type { EffectivePolicy } from '../policy/policy.registry.js';
-import { ApiError, conflict, notFound, validationError } from '../../http/errors.js';
+import { conflict, notFound, unsupportedMedia, validationError } from '../../lib/errors.js';
 import type { Config } from '../../config.js';
 import type { CanonicalJson } from '../../pipeline/index.js';
 import { PipelineFailure, type PipelinePool } from '../../queue/pipeline-pool.js';
@@ -20,7 +20,7 @@ export const TEST_TIMEOUT_MS = 60_000;
 /** A document the pipeline could not read is the request's problem (4xx); anything else is ours. */
 function documentProblem(err: unknown): unknown {
   if (!(err instanceof PipelineFailure) || err.internal) return err;
-  if (err.code === 'unsupported_format') return new ApiError(415, 'unsupported_format', err.message);
+  if (err.code === 'unsupported_format') return unsupportedMedia('unsupported_format', err.message);
   if (err.code === 'invalid_page_range') return validationError([{ loc: ['body', 'page_range'], msg: err.message, type: 'value_error' }]);
   return validationError([{ loc: ['body', 'file'], msg: err.message, type: err.code }]);
 }

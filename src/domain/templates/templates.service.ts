@@ -4,7 +4,7 @@
 import type { Db, Tx } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { TemplateRow } from '../../db/templates-schema.js';
-import { conflict, notFound, validationError } from '../../http/errors.js';
+import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import type { ExtractionTemplate } from '../../pipeline/extract/index.js';

@@ -3,7 +3,7 @@
 import type { Db, Tx } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Tenant, User } from '../../db/schema.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound } from '../../lib/errors.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import type { Principal } from '../identity/principal.js';
 import { type IssuedToken, issueUserToken } from '../identity/user-tokens.js';

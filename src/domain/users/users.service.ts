@@ -4,7 +4,7 @@
 import type { Db, Tx } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { User } from '../../db/schema.js';
-import { conflict, forbidden, notFound } from '../../http/errors.js';
+import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import { revokeUserSessions } from '../identity/sessions.repository.js';
 import type { Principal } from '../identity/principal.js';

@@ -6,7 +6,7 @@ import { authChangeListener, CredentialCache } from '../../domain/identity/crede
 import { resolveBearerUntil } from '../../domain/identity/credentials.js';
 import { roleAtLeast } from '../../domain/identity/principal.js';
 import type { App, AppContext } from '../context.js';
-import { forbidden, unauthorized } from '../errors.js';
+import { forbidden, unauthorized } from '../../lib/errors.js';
 
 /** Writes under these paths can revoke or change a credential: the cache is dropped before they answer. */
 const CREDENTIAL_WRITES = /^\/v1\/(auth|account|platform\/tenants|admin\/(users|api-keys|tenants|platform))(\/|$)/;

@@ -13,7 +13,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type RateCounter, type WindowCount, createRateCounter, digest } from '../../lib/rate-counter.js';
 import type { App, AppContext } from '../context.js';
-import { tooManyRequests } from '../errors.js';
+import { tooManyRequests } from '../../lib/errors.js';
 
 export const WINDOW_MS = 60_000;
 

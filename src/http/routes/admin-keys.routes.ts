@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { createKey, listScopedKeys, revokeKey, rotateKey, tenantScope } from '../../domain/keys/keys.service.js';
 import { type RouteModule, caller } from '../context.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../../lib/errors.js';
 import { KeyCreateBody, KeyParams } from '../schemas/admin.js';
 import { Page, PageQuery } from '../schemas/common.js';
 import { ApiKeyRecord, ApiKeyWithSecret, presentKey } from '../schemas/identity.js';

@@ -7,7 +7,7 @@ import { drawPageImage } from '../../domain/documents/page-images.js';
 import type { BlobStore, ByteRange } from '../../storage/index.js';
 import { BlobNotFoundError } from '../../storage/index.js';
 import { type App, type AppContext, caller } from '../context.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../../lib/errors.js';
 import { ArtifactParams } from '../schemas/documents.js';
 
 type RangeAnswer = { kind: 'full' } | { kind: 'partial'; range: ByteRange } | { kind: 'unsatisfiable' };

@@ -8,7 +8,7 @@ import { changePassword, peekResetToken, resetPassword } from '../../domain/iden
 import { revokeSession } from '../../domain/identity/sessions.repository.js';
 import type { ClientInfo } from '../../domain/identity/sessions.service.js';
 import { type RouteModule, caller } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../lib/errors.js';
 import { Email, NoContent, Page, PageQuery, Password, Role, Timestamp } from '../schemas/common.js';
 import { SessionGrant, SessionRecord, presentSession, presentUser } from '../schemas/identity.js';
 

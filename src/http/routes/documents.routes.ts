@@ -15,7 +15,7 @@ import {
 } from '../../domain/documents/jobs.service.js';
 import { createBlobStore } from '../../storage/index.js';
 import { type RouteModule, caller } from '../context.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../../lib/errors.js';
 import { parseDocumentForm } from '../forms.js';
 import { discardForm, receiveForm, registerMultipart } from '../multipart.js';
 import { NoContent, Page } from '../schemas/common.js';

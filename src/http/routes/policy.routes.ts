@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { policyTenant } from '../../domain/policy/policy.service.js';
 import { type RouteModule, caller } from '../context.js';
-import { RequestValidationError, type ValidationItem, validationError } from '../errors.js';
+import { RequestValidationError, type ValidationItem, validationError } from '../../lib/errors.js';
 import {
   PlatformDefaultsPatch,
   PlatformDefaultsRead,

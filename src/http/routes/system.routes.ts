@@ -6,7 +6,7 @@ import { findTenant } from '../../domain/tenants/tenants.repository.js';
 import { findLiveUserByIdAnyTenant } from '../../domain/users/users.repository.js';
 import { API_VERSION } from '../app.js';
 import { type RouteModule, caller } from '../context.js';
-import { unavailable } from '../errors.js';
+import { unavailable } from '../../lib/errors.js';
 import { Nullable, Role, StringEnum } from '../schemas/common.js';
 import { TenantRecord, UserRecord, presentTenant, presentUser } from '../schemas/identity.js';
 

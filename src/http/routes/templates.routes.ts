@@ -6,7 +6,7 @@ import { type TemplatePayload, createTemplate, deleteTemplate, getTemplate, list
 import { type TestInput, testTemplate } from '../../domain/templates/template-test.service.js';
 import { ruleKindsCatalogue, type ExtractionTemplate } from '../../pipeline/extract/index.js';
 import { type App, type RouteModule, caller } from '../context.js';
-import { ApiError, type ValidationItem, notFound, validationError } from '../errors.js';
+import { type ValidationItem, notFound, payloadTooLarge, unsupportedMedia, validationError } from '../../lib/errors.js';
 import { AuditEntry, presentAudit } from '../schemas/admin.js';
 import { ErrorResponse, NoContent, Page, PageQuery } from '../schemas/common.js';
 import {
@@ -72,9 +72,9 @@ export async function readTestRequest(request: FastifyRequest, maxBytes: number)
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE') {
-      throw new ApiError(413, 'payload_too_large', `The file is larger than this server accepts (${maxBytes} bytes, QUIRE_MAX_UPLOAD_BYTES). Send a page_range of a smaller export, or test on an existing job with job_id.`);
+      throw payloadTooLarge(`The file is larger than this server accepts (${maxBytes} bytes, QUIRE_MAX_UPLOAD_BYTES). Send a page_range of a smaller export, or test on an existing job with job_id.`);
     }
-    if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') throw new ApiError(415, 'unsupported_media_type', 'Send the test as multipart/form-data or JSON.');
+    if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') throw unsupportedMedia('unsupported_media_type', 'Send the test as multipart/form-data or JSON.');
     throw err;
   }
   return { file, fields };

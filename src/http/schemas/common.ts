@@ -1,22 +1,9 @@
 // Schema building blocks shared by every area. TypeBox schemas are the single source of
 // validation, TypeScript types, OpenAPI and the response allow-list.
-import { type Static, type TSchema, Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
+import { Nullable, StringEnum } from '../../lib/schema-types.js';
 
-/** A string enum as plain JSON Schema `enum` (one clear validation error, not an anyOf of consts). */
-export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-}
-
-/** `T | null` as `type: [T, "null"]`, so a wrong type yields a single error item. */
-export function Nullable<T extends TSchema>(schema: T) {
-  const s = schema as unknown as { type?: string | string[]; enum?: unknown[] };
-  const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
-  return Type.Unsafe<Static<T> | null>({
-    ...(schema as object),
-    ...(types.length ? { type: [...types, 'null'] } : {}),
-    ...(s.enum ? { enum: [...s.enum, null] } : {}),
-  });
-}
+export { Nullable, StringEnum };
 
 /** RFC 3339 UTC with milliseconds on the wire; Date objects are serialised with toISOString. */
 export const Timestamp = Type.Unsafe<Date | string>({ type: 'string', format: 'date-time' });

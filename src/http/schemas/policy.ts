@@ -2,7 +2,7 @@
 // the two PATCH bodies, the read responses and the registry spec. Nothing here names a field.
 import { type TSchema, Type } from 'typebox';
 import { KILL_SWITCHES, POLICY_NAMES, POLICY_REGISTRY, type PolicyField, type PolicyName, describeConstraint } from '../../domain/policy/policy.registry.js';
-import type { ValidationItem } from '../errors.js';
+import type { ValidationItem } from '../../lib/errors.js';
 import { Nullable, NullableTimestamp, StringEnum } from './common.js';
 
 /** The JSON Schema of one field's value (never null), with or without its description. */

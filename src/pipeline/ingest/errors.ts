@@ -1,5 +1,6 @@
 // Pipeline failures are data: a stable failure code from spec/decisions.md and a sentence that
 // tells the submitter what to do next. The job layer copies both onto the failed job unchanged.
+import { QuireError } from '../../lib/errors.js';
 
 export type PipelineFailureCode =
   | 'unsupported_format'
@@ -14,13 +15,10 @@ export type PipelineFailureCode =
   | 'cancelled'
   | 'internal_error';
 
-export class PipelineError extends Error {
+export class PipelineError extends QuireError<PipelineFailureCode> {
   override readonly name = 'PipelineError';
-  constructor(
-    readonly code: PipelineFailureCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: PipelineFailureCode, message: string) {
+    super(code, message);
   }
 
   toJSON(): { code: PipelineFailureCode; message: string } {

@@ -2,7 +2,7 @@
 // usual leading, a change of font size, weight or face, a list marker, or a first-line indent.
 // Each block is then typed: heading, list item or paragraph.
 import type { Block, Line } from '../canonical/model.js';
-import { height, median, union } from './geometry.js';
+import { height, median, minOf, union } from './geometry.js';
 import { headingLevel, type LineStyle, type TextStyle } from './headings.js';
 import { joinLines } from './lines.js';
 
@@ -49,7 +49,7 @@ export function linesToBlocks(lines: readonly Line[], style: TextStyle, breaks: 
   // Lower median: with few lines, one paragraph break must not become the "usual" leading.
   const leading = gapsBetween.filter((g) => g > -0.8 * lineH).sort((a, b) => a - b);
   const usualGap = leading.length ? leading[(leading.length - 1) >> 1] : 0;
-  const left = Math.min(...lines.map((l) => l.bbox[0]));
+  const left = minOf(lines.map((l) => l.bbox[0]));
   const groups: LineInfo[][] = [];
   let cur: LineInfo[] = [];
   infos.forEach((info, i) => {

@@ -17,6 +17,10 @@ export function union(boxes: readonly BBox[]): BBox {
   return out;
 }
 
+// Reductions, not Math.min(...values): a hostile page's hundred thousand values overflow the stack.
+export const minOf = (values: readonly number[]) => values.reduce((m, v) => (v < m ? v : m), Infinity);
+export const maxOf = (values: readonly number[]) => values.reduce((m, v) => (v > m ? v : m), -Infinity);
+
 /** Like `union`, but an empty list gives an empty box at the origin (for boxes that are serialised). */
 export function unionBox(boxes: readonly BBox[]): BBox {
   return boxes.length === 0 ? [0, 0, 0, 0] : union(boxes);

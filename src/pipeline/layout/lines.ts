@@ -11,7 +11,7 @@ export function piecesToLines(pieces: readonly Word[][]): Line[] {
   for (const p of sorted) {
     const last = merged[merged.length - 1];
     if (last && sameRow(last.core, p.bbox)) {
-      last.words.push(...p.words);
+      for (const w of p.words) last.words.push(w);
       last.bbox = union([last.bbox, p.bbox]);
     } else merged.push({ ...p, core: p.bbox });
   }

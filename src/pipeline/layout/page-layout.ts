@@ -67,8 +67,9 @@ function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageL
   let run: Line[] = [];
   let breaks = new Set<number>();
   const flush = () => {
-    blocks.push(...linesToBlocks(run, style, breaks));
-    allLines.push(...run);
+    // Loops, not push(...spread): a page of many thousand lines would overflow the call stack.
+    for (const block of linesToBlocks(run, style, breaks)) blocks.push(block);
+    for (const line of run) allLines.push(line);
     run = [];
     breaks = new Set();
   };
@@ -79,7 +80,7 @@ function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageL
       const lines = piecesToLines(pieces);
       const prev = run[run.length - 1];
       if (prev && lines.length > 0 && isNewColumn(prev.bbox, lines[0].bbox)) breaks.add(run.length);
-      run.push(...lines);
+      for (const line of lines) run.push(line);
       pieces = [];
     };
     for (const item of sorted) {

@@ -3,7 +3,6 @@
 // before bottom), and recurse. A vertical cut is only taken when both sides read as prose:
 // label/value pairs and table columns also leave gutters, but they read row by row.
 import type { BBox, Word } from '../canonical/model.js';
-import { median } from './geometry.js';
 
 export type FlowItem = { kind: 'text'; bbox: BBox; words: Word[] } | { kind: 'table'; bbox: BBox; tableIndex: number };
 
@@ -49,22 +48,65 @@ function split(region: FlowItem[], axis: 0 | 1, at: number): [FlowItem[], FlowIt
 }
 
 function verticalCut(region: FlowItem[], h: number): [FlowItem[], FlowItem[]] | null {
-  for (const g of gaps(region, 0, MIN_GUTTER * h)) {
-    const [left, right] = split(region, 0, g.at);
-    if (readsAsProse(left) && readsAsProse(right)) return [left, right];
+  const candidates = gaps(region, 0, MIN_GUTTER * h);
+  if (candidates.length === 0) return null;
+  const prose = proseAtGaps(region, candidates);
+  // Widest gutter first, as before: the first whose both sides read as prose wins.
+  const g = candidates.find((_, i) => prose[i]);
+  return g ? split(region, 0, g.at) : null;
+}
+
+/**
+ * Whether both sides of each candidate gutter read as prose, in one sweep from left to right:
+ * the sides' tallies move by the items crossing each gutter, so a region with many gutters
+ * (a page of scattered one-word runs) costs n log n instead of a split and a tally per gutter.
+ */
+function proseAtGaps(region: FlowItem[], candidates: Gap[]): boolean[] {
+  const byEnd = [...region].sort((a, b) => a.bbox[2] - b.bbox[2]);
+  const byStart = [...region].sort((a, b) => a.bbox[0] - b.bbox[0]);
+  const order = candidates.map((_, i) => i).sort((a, b) => candidates[a].at - candidates[b].at);
+  const left = new Tally();
+  const right = new Tally();
+  for (const item of region) right.add(item, 1);
+  const out: boolean[] = new Array(candidates.length);
+  let e = 0;
+  let s = 0;
+  for (const i of order) {
+    const at = candidates[i].at;
+    // Same membership as split(): left ends at or before the gutter, right starts at or after it.
+    for (; e < byEnd.length && byEnd[e].bbox[2] <= at; e++) left.add(byEnd[e], 1);
+    for (; s < byStart.length && byStart[s].bbox[0] < at; s++) right.add(byStart[s], -1);
+    out[i] = left.readsAsProse() && right.readsAsProse();
   }
-  return null;
+  return out;
+}
+
+/**
+ * One side of a gutter, kept as counts so items can join and leave it. It reads as prose with
+ * several lines of several words each: a text column, not a column of labels or numbers.
+ */
+class Tally {
+  private texts = 0;
+  private tables = 0;
+  private words = 0;
+  /** Text items of fewer than three words: the median reaches 3 while they are at most half. */
+  private short = 0;
+
+  add(item: FlowItem, sign: 1 | -1): void {
+    if (item.kind === 'table') return void (this.tables += sign);
+    this.texts += sign;
+    this.words += sign * item.words.length;
+    if (item.words.length < 3) this.short += sign;
+  }
+
+  readsAsProse(): boolean {
+    // With one text item, its words are the side's words.
+    if (this.texts < 2) return this.tables > 0 || (this.texts === 1 && this.words >= 8);
+    return this.words >= 12 && this.short <= this.texts >> 1;
+  }
 }
 
 function horizontalCut(region: FlowItem[], h: number): [FlowItem[], FlowItem[]] | null {
   const [widest] = gaps(region, 1, MIN_GAP * h);
   return widest ? split(region, 1, widest.at) : null;
-}
-
-/** Several lines of several words each: a text column, not a column of labels or numbers. */
-function readsAsProse(side: FlowItem[]): boolean {
-  const text = side.filter((i): i is Extract<FlowItem, { kind: 'text' }> => i.kind === 'text');
-  if (text.length < 2) return side.some((i) => i.kind === 'table') || (text.length === 1 && text[0].words.length >= 8);
-  const total = text.reduce((n, i) => n + i.words.length, 0);
-  return total >= 12 && median(text.map((i) => i.words.length)) >= 3;
 }

@@ -3,7 +3,7 @@
 // missing boundary between two neighbouring grid cells means one cell spans both. Words fall
 // into the cell holding their centre.
 import type { BBox, Table, TableCell, Word } from '../canonical/model.js';
-import { centerX, centerY, union } from './geometry.js';
+import { centerX, centerY, maxOf, minOf, union } from './geometry.js';
 import { cellText } from './cell-text.js';
 import { crossed, refineColumns, refineRows } from './grid-refine.js';
 import { RULE_TOLERANCE, type RuleLine, type Rulings, connectedGrids } from './rules.js';
@@ -43,8 +43,8 @@ const inBox = (w: Word, b: BBox) => centerX(w.bbox) >= b[0] && centerX(w.bbox) <
 function gridTable(grid: Rulings, words: readonly Word[], space: number): FoundTable | null {
   const { horizontal: hs, vertical: vs } = grid;
   // Open sides (no outer border) still end where the rules end.
-  const drawnX = positions([...vs.map((v) => v.pos), Math.min(...hs.map((h) => h.from)), Math.max(...hs.map((h) => h.to))]);
-  const drawnY = positions([...hs.map((h) => h.pos), Math.min(...vs.map((v) => v.from)), Math.max(...vs.map((v) => v.to))]);
+  const drawnX = positions([...vs.map((v) => v.pos), minOf(hs.map((h) => h.from)), maxOf(hs.map((h) => h.to))]);
+  const drawnY = positions([...hs.map((h) => h.pos), minOf(vs.map((v) => v.from)), maxOf(vs.map((v) => v.to))]);
   const frame: BBox = [drawnX[0], drawnY[0], drawnX[drawnX.length - 1], drawnY[drawnY.length - 1]];
   const inside = words.filter((w) => inBox(w, frame));
   if (inside.length === 0) return null;

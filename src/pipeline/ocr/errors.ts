@@ -1,5 +1,6 @@
 // OCR failures are data: a stable code and a sentence a person can act on. The pipeline maps
 // them onto the job's `ocr_failed` failure (with the page number) or a policy error.
+import { QuireError } from '../../lib/errors.js';
 
 export type OcrErrorCode =
   /** A language was asked for whose data package is not installed. */
@@ -9,13 +10,10 @@ export type OcrErrorCode =
   /** An engine could not start or crashed while reading a page. */
   | 'ocr_engine_failed';
 
-export class OcrError extends Error {
+export class OcrError extends QuireError<OcrErrorCode> {
   override readonly name = 'OcrError';
-  constructor(
-    readonly code: OcrErrorCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: OcrErrorCode, message: string) {
+    super(code, message);
   }
 
   toJSON(): { code: OcrErrorCode; message: string } {
