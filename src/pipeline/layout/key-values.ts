@@ -110,7 +110,7 @@ function rightPairs(row: Phrase[]): KeyValue[] {
     const digits = /\d/.test(v.text);
     let confidence = 0;
     if (k.key === 'colon') confidence = 0.65;
-    else if (k.key === 'known') confidence = digits ? 0.6 : 0.5;
+    else if (k.key === 'known' && v.key !== 'known') confidence = digits ? 0.6 : 0.5;
     // An unknown caption only before a value of a known shape, alone on its row: in a row of
     // several phrases it is more likely a table's first cell.
     else if (k.key === 'plain' && digits && row.length === 2 && hasValueShape(v.text)) confidence = 0.5;
@@ -129,6 +129,9 @@ function belowPair(rows: readonly Phrase[][], k: Phrase): KeyValue | null {
   const row = rows[k.row]!;
   const after = row.find((p) => p.bbox[0] > k.bbox[2]);
   if (after && !after.key) return null;
+  // A caption without a colon among other captions heads a table column (an item table's, which
+  // the grid pass leaves to the tables): what is under it is a cell, not its value.
+  if (k.key === 'known' && row.some((p) => p !== k && p.key)) return null;
   const first = phraseBelow(rows, k.row, k, (p) => overlapX(p.bbox, k.bbox) > 0 || Math.abs(p.bbox[0] - k.bbox[0]) < 3 * k.h);
   if (!first || first.caption || first.key === 'known') return null;
   const value = [first];
