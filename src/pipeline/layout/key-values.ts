@@ -38,12 +38,36 @@ function sameValue(a: KeyValue, b: KeyValue): boolean {
 function wordKeyValues(words: readonly Word[]): KeyValue[] {
   const rows = phraseRows(words);
   const out: KeyValue[] = [];
-  for (const row of rows) for (const p of row) out.push(...inlinePairs(p));
+  const inline = rows.flatMap((row) => row.map((p) => ({ phrase: p, pairs: inlinePairs(p) })));
+  for (const { pairs } of inline) out.push(...pairs);
   for (const row of rows) out.push(...rightPairs(row));
   out.push(...gridKeyValues(rows));
   for (const row of rows) for (const p of row) {
     const kv = belowPair(rows, p);
     if (kv) out.push(kv);
+  }
+  // A "Key: value" that ends its phrase may go on over the next lines (an address, a sentence);
+  // what no other pair took there continues it.
+  for (const { phrase, pairs } of inline) {
+    const last = pairs[pairs.length - 1];
+    if (!last || last.value_bbox[2] < phrase.bbox[2] - 1) continue;
+    const more = continuedLines(rows, phrase, last.value_bbox[0], 3);
+    if (!more.length) continue;
+    last.value = [last.value, ...more.map((m) => m.text)].join(' ');
+    last.value_bbox = union([last.value_bbox, ...more.map((m) => m.bbox)]);
+  }
+  return out;
+}
+
+/** Unused lines below `from` that continue its value: starting at `left`, set close, no caption and no colon; at most `max`. */
+function continuedLines(rows: readonly Phrase[][], from: Phrase, left: number, max: number): Phrase[] {
+  const out: Phrase[] = [];
+  for (let cur = from; out.length < max; ) {
+    const next = phraseBelow(rows, cur.row, cur, (p) => Math.abs(p.bbox[0] - left) < cur.h, 0.6);
+    if (!next || next.caption || next.key === 'known' || /:/.test(next.text) || isProse(next)) break;
+    next.used = true;
+    out.push(next);
+    cur = next;
   }
   return out;
 }
@@ -133,23 +157,16 @@ function belowPair(rows: readonly Phrase[][], k: Phrase): KeyValue | null {
   // the grid pass leaves to the tables): what is under it is a cell, not its value.
   if (k.key === 'known' && row.some((p) => p !== k && p.key)) return null;
   const first = phraseBelow(rows, k.row, k, (p) => overlapX(p.bbox, k.bbox) > 0 || Math.abs(p.bbox[0] - k.bbox[0]) < 3 * k.h);
-  if (!first || first.caption || first.key === 'known') return null;
-  const value = [first];
-  // Continuation lines: starting at the same left edge, set close, not a caption.
-  for (let cur = first; value.length < 4; ) {
-    const next = phraseBelow(rows, cur.row, cur, (p) => Math.abs(p.bbox[0] - first.bbox[0]) < cur.h, 0.6);
-    if (!next || next.caption || next.key === 'known' || /:/.test(next.text)) break;
-    value.push(next);
-    cur = next;
-  }
-  k.used = true;
+  if (!first || first.caption || first.key === 'known' || (k.key === 'known' && isProse(first))) return null;
+  k.used = first.used = true;
+  const value = [first, ...continuedLines(rows, first, first.bbox[0], 3)];
   for (const v of value) v.used = true;
   const words = value.flatMap((v) => v.words);
   return pair(k.words, words, (k.key === 'colon' ? 0.6 : 0.5) + shapeBonus(words), true);
 }
 
 /** The first unused phrase on the nearest row below `from` (within `gap` line heights) that `fits`. */
-function phraseBelow(rows: readonly Phrase[][], at: number, from: Phrase, fits: (p: Phrase) => boolean, gap = 1.5): Phrase | null {
+function phraseBelow(rows: readonly Phrase[][], at: number, from: Phrase, fits: (p: Phrase) => boolean, gap = 2): Phrase | null {
   for (let r = at + 1; r < rows.length; r++) {
     const row = rows[r]!;
     if (row[0] && row[0].bbox[1] - from.bbox[3] > gap * from.h) return null;
@@ -160,6 +177,9 @@ function phraseBelow(rows: readonly Phrase[][], at: number, from: Phrase, fits: 
 }
 
 // ---------------------------------------------------------------- shared
+
+/** A line of running text (many words), not a value: a form's values are short. */
+const isProse = (p: Phrase) => p.words.length > 10;
 
 /** A value of a known shape (date, amount, id) confirms the label before it. */
 const shapeBonus = (value: readonly Word[]) => (hasValueShape(wordsText(value)) ? 0.05 : 0);
