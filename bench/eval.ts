@@ -12,7 +12,8 @@
 //     lines by position, not by the annotation's entities). Scored: the extracted value equals the
 //     answer text.
 //  4. Time: extraction of a 10-page document against its canonical processing time.
-// Prints a table and writes bench/results/eval-latest.json.
+// Prints a table and writes bench/results/eval-latest.json. `--only-funsd` prints the FUNSD
+// key-value measures alone (nothing written), for layout work.
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -425,6 +426,15 @@ async function main() {
   const started = Date.now();
   if (process.argv.includes('--only-classification')) {
     printClassification(await classificationEval({ sroie: sroieDocument, funsd: (f) => funsdDocument(JSON.parse(readFileSync(f, 'utf8')).form) }));
+    return;
+  }
+  if (process.argv.includes('--only-funsd')) {
+    // Layout work on forms: the key-value measures alone (with --funsd-ocr, through OCR too).
+    kvReport('FUNSD canonical key_values from the annotation words (layout alone)', (await funsdKeyValues('words')).scores);
+    if (process.argv.includes('--funsd-ocr')) {
+      kvReport('FUNSD canonical key_values through OCR (form image → OCR → layout)', (await funsdKeyValues('ocr')).scores);
+      await closeOcrEngines();
+    }
     return;
   }
   const inv = await invoice2data();

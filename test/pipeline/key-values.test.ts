@@ -1,10 +1,12 @@
-// Key-value pairs of a scanned form (FUNSD), laid out from its annotated words as OCR words:
-// a label ending in ":" takes the value across a gap on its row or right below it, and a value
-// is never a key of its own.
+// Key-value pairs from the layout: scanned forms (FUNSD), laid out from their annotated words as
+// OCR words, and digital invoices through the whole canonical pipeline. A label ending in ":"
+// takes the value across a gap on its row or right below it; a row of captions over rows of
+// values pairs each value with the caption above it; a value is never a key of its own.
 import { describe, expect, it } from 'vitest';
 import { assemble } from '../../src/pipeline/canonical/assemble.js';
 import type { BBox } from '../../src/pipeline/canonical/model.js';
-import { readDataJson } from './data.js';
+import { runCanonical } from '../../src/pipeline/index.js';
+import { readData, readDataJson } from './data.js';
 
 interface Entity {
   words: { text: string; box: BBox }[];
@@ -33,5 +35,59 @@ describe('key-value pairs on a form', () => {
   it('takes the value right below a label that ends in ":"', () => {
     const pairs = keyValuesOf('82200067_0069');
     expect(pairs).toContainEqual(['REGION', '(ONLY IF PARTIAL REGION CONTINUE WITH DIVISION (S) SCOPE)']);
+  });
+});
+
+describe('grids of captions over values', () => {
+  it('pairs every record of a form table with its column caption, stacked captions read as one', () => {
+    // 82253362: "NAME OF ACCOUNT | IND/LOR VOLUME | NO. OF STORES" (IND/LOR and NO. OF over
+    // VOLUME and STORES), the account list under it, a second set of columns on the right.
+    const pairs = keyValuesOf('82253362_3364');
+    expect(pairs).toEqual(expect.arrayContaining([
+      ['NAME OF ACCOUNT', 'Don & Bens'],
+      ['IND/ LOR VOLUME', '26/ 2'],
+      ['NO. OF STORES', '20'],
+      ['NAME OF ACCOUNT', 'Sac N Pac'],
+      ['NAME OF ACCOUNT', 'Shopper Mart'],
+      ['NO. OF STORES', '177'],
+    ]));
+    expect(pairs.filter(([k]) => k === 'NAME OF ACCOUNT')).toHaveLength(19);
+  });
+
+  it('a fax cover sheet\'s recipient grid: a company over two lines is one value, the phone set close to it is its own', () => {
+    const pairs = keyValuesOf('83573282');
+    expect(pairs).toEqual(expect.arrayContaining([
+      ['Recipient(s)', 'Mr. Meyer G. Koplow'],
+      ['Company', 'Wachtell, Lipton, Rosen & Katz'],
+      ['Phone No.', '(212) 403- 1000'],
+      ['Fax No.', '(212) 403- 2000'],
+      ['Company', 'Brown & Williamson Tobacco Corp.'],
+      ['Recipient(s)', 'Mr. Stephen R. Patton'],
+    ]));
+    // Names are values, never keys.
+    expect(pairs.map(([k]) => k)).not.toContain('Mr. Meyer G. Koplow');
+  });
+
+  it('an invoice with "Invoice Date: | Due Date: | Reference:" over their values (AzureInterior), and no pairs from its item table', async () => {
+    const doc = await runCanonical(readData('invoice2data/compare/AzureInterior.pdf'));
+    const pairs = doc.pages.flatMap((p) => p.key_values.map((kv) => [kv.key, kv.value]));
+    expect(pairs).toEqual(expect.arrayContaining([
+      ['Invoice Date', '03/20/2023'],
+      ['Due Date', '04/04/2023'],
+      ['Reference', 'CUSTREF123'],
+      ['Total', '$ 279.84'],
+    ]));
+    const keys = pairs.map(([k]) => k);
+    for (const column of ['Description', 'Quantity', 'Unit Price', 'Amount']) expect(keys).not.toContain(column);
+  });
+
+  it('a caption set close over two values holds two captions (free_fiber: "Numéro de ligne Id.client"), and an address over two lines is one value', async () => {
+    const doc = await runCanonical(readData('invoice2data/compare/free_fiber.pdf'));
+    const pairs = doc.pages.flatMap((p) => p.key_values.map((kv) => [kv.key, kv.value]));
+    expect(pairs).toEqual(expect.arrayContaining([
+      ['Numéro de ligne', 'FO10479674'],
+      ['Id.client', '10577874'],
+      ['Adresse de l’installation', '35 RUE du logiciel libre 69100 VILLEURBANNE'],
+    ]));
   });
 });

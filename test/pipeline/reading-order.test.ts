@@ -1,8 +1,9 @@
 // Reading order and headings on docling's test PDFs, checked loosely against docling's reviewed
 // Markdown (a reference, not ground truth): its headings must come out as headings, in order,
 // and its paragraphs must appear in the canonical text in its order.
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCanonical } from '../../src/pipeline/index.js';
+import { closeOcrEngines } from '../../src/pipeline/ocr/index.js';
 import { readData, readDataText, squash } from './data.js';
 
 /** Length of the longest common subsequence: how many of `expected` appear in order in `got`. */
@@ -111,4 +112,23 @@ describe('reading order', () => {
     expect(rotated.pages[0].height).toBeCloseTo(upright.pages[0].width, 0);
     expect(squash(rotated.text).slice(0, 200)).toBe(squash(upright.text).slice(0, 200));
   });
+});
+
+describe('reading order of a two-column scan', () => {
+  afterAll(() => closeOcrEngines());
+
+  it(
+    '8087_054.3B.tif (a magazine page, a caption over the gutter): through OCR, the left column before the right',
+    async () => {
+      const doc = await runCanonical(readData('ocr-text/8087_054.3B.tif'), { ocr: { pageTimeoutMs: 600_000 } });
+      const text = squash(doc.text);
+      const at = (s: string) => text.indexOf(squash(s));
+      // Passages of each column (from the page's ground-truth text), top and bottom.
+      const left = ['As I drove along the Dalmatian coast', 'fortress walls squatting at the foot', 'This doesn', 'augur well for peace'];
+      const right = ['receives flour, sugar, margarine', 'Are there still risks? One official said'];
+      for (const s of [...left, ...right]) expect(at(s), s).toBeGreaterThanOrEqual(0);
+      expect(Math.max(...left.map(at))).toBeLessThan(Math.min(...right.map(at)));
+    },
+    900_000,
+  );
 });

@@ -1,156 +1,196 @@
-// Key-value pairs, the raw material for extraction: "Label: value" within a line piece, a label
-// ending in ":" with its value on the next line below it, and a short label left of a value
-// with digits across a wide gap ("Total      1,939.00"). Confidence says how sure the pattern is.
-import type { KeyValue, Line, Table, Word } from '../canonical/model.js';
-import { height, median, union } from './geometry.js';
+// Key-value pairs, the raw material for extraction, found from the page's layout. Each key is
+// paired with its value where forms put it, most certain first:
+//  1. after a colon in the same phrase ("Invoice No: 123"; several pairs in one phrase split at
+//     each further key);
+//  2. right of it across a gap on its row ("Name:      K. A. Sparrow", "Total     1,939.00");
+//  3. under it in a grid: a row of labels (possibly stacked over two rows) over rows of values,
+//     each value under the label it overlaps ("INVOICE NO. | DATE | DUE DATE" over their values);
+//  4. right below a label that has nothing after it, with the lines continuing that value.
+// A phrase is used once: a value is never the key of another pair. Confidence says how sure the
+// pattern is; a known label and a value of the expected shape (date, amount, id) raise it.
+import type { BBox, KeyValue, Line, Table, Word } from '../canonical/model.js';
+import { hasValueShape, isLabel, wordsText } from './form-labels.js';
+import { overlapX, overlapY, union } from './geometry.js';
+import { gridKeyValues } from './key-grid.js';
+import { type Phrase, phraseRows } from './phrases.js';
 
-const MAX_KEY_WORDS = 5;
-const MAX_KEY_CHARS = 40;
+import { tableCellKeyValues, tableKeyValues } from './table-key-values.js';
 
+/** Pairs among words laid out in lines (slides, text blocks): the same pairing on their words. */
 export function findKeyValues(lines: readonly Line[]): KeyValue[] {
-  const out: KeyValue[] = [];
-  const pieceLists = lines.map((line) => splitAtGaps(line.words, 1.2 * median(line.words.map((w) => height(w.bbox)))));
-  lines.forEach((line, i) => {
-    const h = median(line.words.map((w) => height(w.bbox)));
-    const pieces = pieceLists[i]!;
-    // A piece that is another pair's value is no key of its own ("TO: | K. A. Sparrow | …").
-    let consumed = -1;
-    pieces.forEach((piece, p) => {
-      if (p === consumed) return;
-      const colon = colonPair(piece);
-      if (colon) return void out.push(colon);
-      const next = pieces[p + 1];
-      // "Name:" with its value across a gap on the same line.
-      if (next && /:$/.test(wordsText(piece)) && isLabel(piece, true) && !colonEnded(next)) {
-        out.push(pair(piece, next, 0.65, true));
-        consumed = p + 1;
-        return;
-      }
-      if (next && isLabel(piece) && /\d/.test(wordsText(next)) && !/\d/.test(wordsText(piece))) {
-        out.push(pair(piece, next, 0.5));
-        consumed = p + 1;
-        return;
-      }
-      // A label ending in ":" with nothing after it on its row: its value is right below it.
-      if (!next && colonEnded(piece) && isLabel(piece, true)) {
-        const under = valueBelow(lines, i, piece, h);
-        if (under) out.push(pair(piece, under, pieces.length === 1 ? 0.6 : 0.55, true));
-      }
-    });
-  });
-  return out;
+  return pageKeyValues(lines.flatMap((l) => l.words));
 }
 
-const colonEnded = (ws: readonly Word[]) => /:$/.test(wordsText(ws));
-
-/** The words of the nearest line below a label that start under it (left-aligned or overlapping), within 1.5 line heights. */
-function valueBelow(lines: readonly Line[], at: number, key: readonly Word[], h: number): Word[] | null {
-  const box = union(key.map((w) => w.bbox));
-  let best: Word[] | null = null;
-  let bestTop = Infinity;
-  lines.forEach((line, j) => {
-    if (j === at) return;
-    const gap = line.bbox[1] - box[3];
-    if (gap < -1 || gap > 1.5 * h || line.bbox[1] >= bestTop) return;
-    const words = line.words.filter((w) => w.bbox[2] > box[0] - 3 * h && w.bbox[0] < box[2] + 3 * h);
-    if (!words.length || Math.abs(words[0]!.bbox[0] - box[0]) > 3 * h) return;
-    // The words of that row's piece that starts under the label.
-    const piece = splitAtGaps(line.words, 1.2 * h).find((p) => p.includes(words[0]!));
-    if (!piece || colonEnded(piece)) return;
-    best = piece;
-    bestTop = line.bbox[1];
-  });
-  return best;
+/** A page's pairs from its words, then those its tables state through their cells (where the words gave none). */
+export function pageKeyValues(words: readonly Word[], tables: readonly Table[] = []): KeyValue[] {
+  const found = wordKeyValues(words);
+  const fromCells = [...tableKeyValues(tables), ...tableCellKeyValues(tables)].filter((t) => !found.some((kv) => sameValue(kv, t)));
+  return [...found, ...fromCells].sort((a, b) => a.key_bbox[1] - b.key_bbox[1] || a.key_bbox[0] - b.key_bbox[0]);
 }
 
-/**
- * Pairs inside the cells of tables: a cell that reads "Key: value", and a cell ending in ":"
- * with its value in the next cell of the row.
- */
-export function tableCellKeyValues(tables: readonly Table[]): KeyValue[] {
+/** The cell's value overlaps a found pair's value box by most of its area, or both read the same. */
+function sameValue(a: KeyValue, b: KeyValue): boolean {
+  if (a.value === b.value) return true;
+  const area = (x: BBox) => Math.max(1e-6, (x[2] - x[0]) * (x[3] - x[1]));
+  return (overlapX(a.value_bbox, b.value_bbox) * overlapY(a.value_bbox, b.value_bbox)) / Math.min(area(a.value_bbox), area(b.value_bbox)) > 0.5;
+}
+
+function wordKeyValues(words: readonly Word[]): KeyValue[] {
+  const rows = phraseRows(words);
   const out: KeyValue[] = [];
-  for (const t of tables) {
-    if (t.cols === 2) continue; // two-column key lists: tableKeyValues
-    for (const cell of t.cells) {
-      const m = /^([^:\d][^:]{0,39}):\s+(\S.*)$/su.exec(cell.text);
-      if (m && LABEL.test(m[1]!.trim())) {
-        out.push({ key: m[1]!.trim(), value: m[2]!.trim(), key_bbox: cell.bbox, value_bbox: cell.bbox, confidence: 0.7 });
-        continue;
-      }
-      if (!/:$/.test(cell.text) || !LABEL.test(cell.text.replace(/\s*:$/, ''))) continue;
-      const right = t.cells.find((c) => c.row === cell.row && c.col === cell.col + cell.col_span);
-      if (right && right.text.trim() && !/:$/.test(right.text)) out.push({ key: cell.text.replace(/\s*:$/, ''), value: right.text, key_bbox: cell.bbox, value_bbox: right.bbox, confidence: 0.65 });
-    }
+  const inline = rows.flatMap((row) => row.map((p) => ({ phrase: p, pairs: inlinePairs(p) })));
+  for (const { pairs } of inline) for (const pair of pairs) out.push(pair);
+  for (const row of rows) for (const pair of rightPairs(row)) out.push(pair);
+  for (const pair of gridKeyValues(rows)) out.push(pair);
+  for (const row of rows) for (const p of row) {
+    const kv = belowPair(rows, p);
+    if (kv) out.push(kv);
+  }
+  // A "Key: value" that ends its phrase may go on over the next lines (an address, a sentence);
+  // what no other pair took there continues it.
+  for (const { phrase, pairs } of inline) {
+    const last = pairs[pairs.length - 1];
+    if (!last || last.value_bbox[2] < phrase.bbox[2] - 1) continue;
+    const more = continuedLines(rows, phrase, last.value_bbox[0], 3);
+    if (!more.length) continue;
+    last.value = [last.value, ...more.map((m) => m.text)].join(' ');
+    last.value_bbox = union([last.value_bbox, ...more.map((m) => m.bbox)]);
   }
   return out;
 }
 
-/**
- * Two-column tables whose left cells are labels ("Invoice Number:" | "42183017") are key-value
- * lists laid out as a table: each such row is also a pair.
- */
-export function tableKeyValues(tables: readonly Table[]): KeyValue[] {
-  const out: KeyValue[] = [];
-  for (const t of tables) {
-    if (t.cols !== 2) continue;
-    for (let r = 0; r < t.rows; r++) {
-      const key = t.cells.find((c) => c.row === r && c.col === 0);
-      const value = t.cells.find((c) => c.row === r && c.col === 1);
-      if (!key || !value || value.text === '' || !LABEL.test(key.text)) continue;
-      out.push({ key: key.text.replace(/\s*:$/, ''), value: value.text, key_bbox: key.bbox, value_bbox: value.bbox, confidence: /:$/.test(key.text) ? 0.75 : 0.5 });
-    }
+/** Unused lines below `from` that continue its value: starting at `left`, set close, no caption and no colon; at most `max`. */
+function continuedLines(rows: readonly Phrase[][], from: Phrase, left: number, max: number): Phrase[] {
+  const out: Phrase[] = [];
+  for (let cur = from; out.length < max; ) {
+    const next = phraseBelow(rows, cur.row, cur, (p) => Math.abs(p.bbox[0] - left) < cur.h, 0.6);
+    if (!next || next.caption || next.key === 'known' || /:/.test(next.text) || isProse(next)) break;
+    next.used = true;
+    out.push(next);
+    cur = next;
   }
   return out;
 }
 
-/** A label: starts with a letter, at most 40 characters, no sentence end. */
-const LABEL = /^\p{L}[^.!?]{0,39}$/u;
+// ---------------------------------------------------------------- 1. after a colon
 
-function splitAtGaps(words: readonly Word[], gap: number): Word[][] {
-  const out: Word[][] = [];
+/** "Key: value" pairs inside one phrase; a key glued to its value ("Date:2024-01-01") is split. */
+function inlinePairs(p: Phrase): KeyValue[] {
+  if (p.used) return [];
+  const ws = splitGlued(p.words);
+  const colons = ws.map((w, i) => (/:$/.test(w.text) ? i : -1)).filter((i) => i >= 0);
+  if (colons.length === 0) return [];
+  const out: KeyValue[] = [];
+  let keyStart = 0;
+  colons.forEach((c, n) => {
+    if (keyStart < 0 || keyStart > c) return;
+    const key = ws.slice(keyStart, c + 1);
+    const next = colons[n + 1];
+    const valueEnd = next === undefined ? ws.length : nextKeyStart(ws, c + 1, next);
+    const value = ws.slice(c + 1, valueEnd);
+    keyStart = next === undefined ? -1 : valueEnd;
+    if (!value.length || !isLabel(key, true)) return;
+    out.push(pair(key, value, (n === 0 ? 0.8 : 0.75) + shapeBonus(value), true));
+  });
+  if (out.length) p.used = true;
+  return out;
+}
+
+/** Where the key ending at `colon` starts, after `from`: its words back while they look like a caption (all capitals as the key is), at most four, leaving one value word. */
+function nextKeyStart(ws: readonly Word[], from: number, colon: number): number {
+  const caps = isCaps(ws[colon]!.text);
+  let k = colon;
+  while (k - 1 > from && colon - (k - 1) < 4 && /^\p{L}/u.test(ws[k - 1]!.text) && (caps ? isCaps(ws[k - 1]!.text) : /^\p{Lu}/u.test(ws[k - 1]!.text))) k--;
+  return k;
+}
+
+const isCaps = (t: string) => /\p{L}/u.test(t) && t === t.toUpperCase();
+
+/** Words with a colon inside a word ("Date:2024-01-01", not "12:30") split into the key part and the value part. */
+function splitGlued(words: readonly Word[]): Word[] {
+  const out: Word[] = [];
   for (const w of words) {
-    const cur = out[out.length - 1];
-    const prev = cur?.[cur.length - 1];
-    if (prev && w.bbox[0] - prev.bbox[2] <= gap) cur.push(w);
-    else out.push([w]);
+    const m = /^([^:\d][^:]*:)([^/:].*)$/u.exec(w.text);
+    if (!m) {
+      out.push(w);
+      continue;
+    }
+    // The box split in proportion to the characters.
+    const cut = w.bbox[0] + ((w.bbox[2] - w.bbox[0]) * m[1]!.length) / w.text.length;
+    out.push({ ...w, text: m[1]!, bbox: [w.bbox[0], w.bbox[1], cut, w.bbox[3]] }, { ...w, text: m[2]!, bbox: [cut, w.bbox[1], w.bbox[2], w.bbox[3]] });
   }
   return out;
 }
 
-const wordsText = (ws: readonly Word[]) => ws.map((w) => w.text).join(' ');
+// ---------------------------------------------------------------- 2. right of the key
 
-function isLabel(ws: readonly Word[], allowColon = false): boolean {
-  const raw = wordsText(ws);
-  const text = allowColon ? raw.replace(/:$/, '') : raw;
-  return ws.length <= MAX_KEY_WORDS && text.length <= MAX_KEY_CHARS && /^\p{L}/u.test(text) && !/[.!?]$/.test(text);
-}
-
-/** "Invoice No: 123" or "Date:2024-01-01"; the colon must end a word, so "12:30" is no pair. */
-function colonPair(piece: Word[]): KeyValue | null {
-  const at = piece.findIndex((w) => /:$/.test(w.text) || /^[^:\d]+:[^/]/.test(w.text));
-  if (at < 0 || at >= MAX_KEY_WORDS) return null;
-  const w = piece[at];
-  const cut = w.text.indexOf(':');
-  const keyWords = piece.slice(0, at + 1);
-  if (!isLabel(keyWords, true) && !isLabel([...piece.slice(0, at), { ...w, text: w.text.slice(0, cut) }])) return null;
-  if (cut === w.text.length - 1) {
-    const valueWords = piece.slice(at + 1);
-    return valueWords.length ? pair(keyWords, valueWords, 0.8, true) : null;
+/** A key with its value in the next phrase of the row. */
+function rightPairs(row: Phrase[]): KeyValue[] {
+  const out: KeyValue[] = [];
+  for (let i = 0; i + 1 < row.length; i++) {
+    const k = row[i]!;
+    const v = row[i + 1]!;
+    if (k.used || v.used || !k.key || v.caption) continue;
+    const digits = /\d/.test(v.text);
+    let confidence = 0;
+    if (k.key === 'colon') confidence = 0.65;
+    else if (k.key === 'known' && v.key !== 'known') confidence = digits ? 0.6 : 0.5;
+    // An unknown caption only before a value of a known shape, alone on its row: in a row of
+    // several phrases it is more likely a table's first cell.
+    else if (k.key === 'plain' && digits && row.length === 2 && hasValueShape(v.text)) confidence = 0.5;
+    if (!confidence) continue;
+    out.push(pair(k.words, v.words, confidence + shapeBonus(v.words), true));
+    k.used = v.used = true;
   }
-  // Key and value glued in one word: split the box in proportion to the characters.
-  const split = w.bbox[0] + ((w.bbox[2] - w.bbox[0]) * (cut + 1)) / w.text.length;
-  const keyPart: Word = { ...w, text: w.text.slice(0, cut + 1), bbox: [w.bbox[0], w.bbox[1], split, w.bbox[3]] };
-  const valuePart: Word = { ...w, text: w.text.slice(cut + 1), bbox: [split, w.bbox[1], w.bbox[2], w.bbox[3]] };
-  return pair([...piece.slice(0, at), keyPart], [valuePart, ...piece.slice(at + 1)], 0.75, true);
+  return out;
 }
 
-function pair(key: readonly Word[], value: readonly Word[], confidence: number, stripColon = false): KeyValue {
+// ---------------------------------------------------------------- 4. below the key
+
+/** A key with nothing after it on its row: its value is the phrase right below it, with the lines that continue it. */
+function belowPair(rows: readonly Phrase[][], k: Phrase): KeyValue | null {
+  if (k.used || (k.key !== 'colon' && k.key !== 'known')) return null;
+  const row = rows[k.row]!;
+  const after = row.find((p) => p.bbox[0] > k.bbox[2]);
+  if (after && !after.key) return null;
+  // A caption without a colon among other captions heads a table column (an item table's, which
+  // the grid pass leaves to the tables): what is under it is a cell, not its value.
+  if (k.key === 'known' && row.some((p) => p !== k && p.key)) return null;
+  const first = phraseBelow(rows, k.row, k, (p) => overlapX(p.bbox, k.bbox) > 0 || Math.abs(p.bbox[0] - k.bbox[0]) < 3 * k.h);
+  if (!first || first.caption || first.key === 'known' || (k.key === 'known' && isProse(first))) return null;
+  k.used = first.used = true;
+  const value = [first, ...continuedLines(rows, first, first.bbox[0], 3)];
+  for (const v of value) v.used = true;
+  const words = value.flatMap((v) => v.words);
+  return pair(k.words, words, (k.key === 'colon' ? 0.6 : 0.5) + shapeBonus(words), true);
+}
+
+/** The first unused phrase on the nearest row below `from` (within `gap` line heights) that `fits`. */
+function phraseBelow(rows: readonly Phrase[][], at: number, from: Phrase, fits: (p: Phrase) => boolean, gap = 2): Phrase | null {
+  for (let r = at + 1; r < rows.length; r++) {
+    const row = rows[r]!;
+    if (row[0] && row[0].bbox[1] - from.bbox[3] > gap * from.h) return null;
+    const hit = row.find((p) => fits(p));
+    if (hit) return hit.used ? null : hit;
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- shared
+
+/** A line of running text (many words), not a value: a form's values are short. */
+const isProse = (p: Phrase) => p.words.length > 10;
+
+/** A value of a known shape (date, amount, id) confirms the label before it. */
+const shapeBonus = (value: readonly Word[]) => (hasValueShape(wordsText(value)) ? 0.05 : 0);
+
+export function pair(key: readonly Word[], value: readonly Word[], confidence: number, stripColon = false): KeyValue {
   const k = wordsText(key);
   return {
     key: stripColon ? k.replace(/\s*:$/, '') : k,
     value: wordsText(value),
     key_bbox: union(key.map((w) => w.bbox)),
     value_bbox: union(value.map((w) => w.bbox)),
-    confidence,
+    confidence: Math.round(Math.min(0.9, confidence) * 100) / 100,
   };
 }

@@ -4,7 +4,7 @@
 import type { BBox, Block, KeyValue, Line, Table, Word } from '../canonical/model.js';
 import { type TextStyle, linesToBlocks } from './blocks.js';
 import { type Frame, fromFrame, toFrame } from './frame.js';
-import { findKeyValues, tableCellKeyValues, tableKeyValues } from './key-values.js';
+import { pageKeyValues } from './key-values.js';
 import { piecesToLines } from './lines.js';
 import { type FlowItem, readingOrder } from './reading-order.js';
 import { groupRows, splitSegments, typicalHeight, typicalSpace } from './rows.js';
@@ -61,15 +61,13 @@ function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageL
     ...tables.map((t, tableIndex): FlowItem => ({ kind: 'table', bbox: t.bbox, tableIndex })),
   ];
   const blocks: Block[] = [];
-  const allLines: Line[] = [];
   // Text runs from leaf to leaf until a table interrupts it; a leaf that starts above or beside
   // the previous one (a new column) always starts a new block.
   let run: Line[] = [];
   let breaks = new Set<number>();
   const flush = () => {
-    // Loops, not push(...spread): a page of many thousand lines would overflow the call stack.
+    // A loop, not push(...spread): a page of many thousand lines would overflow the call stack.
     for (const block of linesToBlocks(run, style, breaks)) blocks.push(block);
-    for (const line of run) allLines.push(line);
     run = [];
     breaks = new Set();
   };
@@ -94,7 +92,7 @@ function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageL
     addPieces();
   }
   flush();
-  return { blocks, tables, key_values: [...findKeyValues(allLines), ...tableKeyValues(tables), ...tableCellKeyValues(tables)] };
+  return { blocks, tables, key_values: pageKeyValues(words, tables) };
 }
 
 /** The next line starts above the previous one's bottom, or shares no horizontal extent with it. */

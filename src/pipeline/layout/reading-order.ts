@@ -1,6 +1,7 @@
 // Reading order by recursive XY-cut (Nagy & Seth, 1984): split a region at a whitespace gutter
-// running its full height (columns, left before right) or at its widest horizontal gap (top
-// before bottom), and recurse. A vertical cut is only taken when both sides read as prose:
+// running its full height (columns, left before right; a few short items such as a caption may
+// cross it) or at its widest horizontal gap (top before bottom), and recurse. A vertical cut is
+// only taken when both sides read as prose:
 // label/value pairs and table columns also leave gutters, but they read row by row.
 import type { BBox, Word } from '../canonical/model.js';
 
@@ -49,11 +50,13 @@ function split(region: FlowItem[], axis: 0 | 1, at: number): [FlowItem[], FlowIt
 
 function verticalCut(region: FlowItem[], h: number): [FlowItem[], FlowItem[]] | null {
   const candidates = gaps(region, 0, MIN_GUTTER * h);
-  if (candidates.length === 0) return null;
-  const prose = proseAtGaps(region, candidates);
-  // Widest gutter first, as before: the first whose both sides read as prose wins.
-  const g = candidates.find((_, i) => prose[i]);
-  return g ? split(region, 0, g.at) : null;
+  if (candidates.length > 0) {
+    const prose = proseAtGaps(region, candidates);
+    // Widest gutter first: the first whose both sides read as prose wins.
+    const g = candidates.find((_, i) => prose[i]);
+    if (g) return split(region, 0, g.at);
+  }
+  return gutterCut(region, h);
 }
 
 /**
@@ -104,6 +107,67 @@ class Tally {
     if (this.texts < 2) return this.tables > 0 || (this.texts === 1 && this.words >= 8);
     return this.words >= 12 && this.short <= this.texts >> 1;
   }
+}
+
+/** Share of a region's items that may cross a column gutter (a caption or a short heading set over it). */
+const MAX_CROSSING = 0.1;
+
+/**
+ * Two columns whose gutter a few short items cross (a pull quote, a caption, a heading centred
+ * over it), so that the projection leaves no gap: the gutter is the widest x-range that at most
+ * a tenth of the items cover, the crossing items go to the side their centre is on, and both
+ * sides must read as prose and run most of the region's height. A wide item across it (a
+ * full-width heading or table) keeps the region whole: it is cut above and below instead.
+ */
+function gutterCut(region: FlowItem[], h: number): [FlowItem[], FlowItem[]] | null {
+  if (region.length < 6) return null;
+  const [x0, y0, x1, y1] = extent(region);
+  const bins = Math.ceil(x1 - x0);
+  if (bins < 4 || bins > 20_000) return null;
+  const cover = new Uint16Array(bins);
+  for (const i of region) for (let b = Math.max(0, Math.floor(i.bbox[0] - x0)); b < Math.min(bins, Math.ceil(i.bbox[2] - x0)); b++) cover[b]++;
+  const allowed = Math.floor(region.length * MAX_CROSSING);
+  const runs: Gap[] = [];
+  for (let b = 0, start = -1; b <= bins; b++) {
+    const free = b < bins && cover[b] <= allowed;
+    if (free && start < 0) start = b;
+    if (!free && start >= 0) {
+      if (start > 0 && b < bins && b - start >= MIN_GUTTER * h) runs.push({ at: x0 + (start + b) / 2, size: b - start });
+      start = -1;
+    }
+  }
+  for (const g of runs.sort((a, b) => b.size - a.size)) {
+    const crossing = region.filter((i) => i.bbox[0] < g.at && i.bbox[2] > g.at);
+    if (crossing.some((i) => i.kind === 'table' || i.bbox[2] - i.bbox[0] > 0.4 * (x1 - x0))) continue;
+    const centre = (i: FlowItem) => (i.bbox[0] + i.bbox[2]) / 2;
+    const left = region.filter((i) => centre(i) < g.at);
+    const right = region.filter((i) => centre(i) >= g.at);
+    const tall = (side: FlowItem[]) => {
+      const [, top, , bottom] = extent(side);
+      return bottom - top >= 0.5 * (y1 - y0);
+    };
+    if (left.length && right.length && tall(left) && tall(right) && readsAsProse(left) && readsAsProse(right)) return [left, right];
+  }
+  return null;
+}
+
+/** The box around every item (a loop: a spread of a huge page's items would overflow the stack). */
+function extent(items: FlowItem[]): BBox {
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const { bbox } of items) {
+    if (bbox[0] < x0) x0 = bbox[0];
+    if (bbox[1] < y0) y0 = bbox[1];
+    if (bbox[2] > x1) x1 = bbox[2];
+    if (bbox[3] > y1) y1 = bbox[3];
+  }
+  return [x0, y0, x1, y1];
+}
+
+/** Several lines of several words each: a text column, not a column of labels or numbers. */
+function readsAsProse(side: FlowItem[]): boolean {
+  const tally = new Tally();
+  for (const item of side) tally.add(item, 1);
+  return tally.readsAsProse();
 }
 
 function horizontalCut(region: FlowItem[], h: number): [FlowItem[], FlowItem[]] | null {

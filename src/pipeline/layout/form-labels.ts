@@ -1,0 +1,70 @@
+// How much a run of words looks like the key of a key-value pair. A key ends in ":", is a label
+// printed on invoices and receipts in one of the vocabulary's languages, or is a word that forms
+// use as a caption ("To", "Sender", "Fax number"); a short phrase without digits may still be
+// one, but only a value with digits or a value's shape (date, amount, id) confirms it.
+import type { Word } from '../canonical/model.js';
+import { fold } from '../entities/normalize.js';
+import { COLUMN_CONCEPTS, CONCEPTS } from '../extract/vocabulary.js';
+
+export type Keyness = 'colon' | 'known' | 'plain';
+
+const MAX_KEY_WORDS = 6;
+const MAX_KEY_CHARS = 40;
+
+/** Captions common on forms, cover sheets and letters, in the vocabulary's languages. */
+const FORM_CAPTIONS = [
+  'to', 'from', 'cc', 'bcc', 're', 'subject', 'sender', 'recipient', 'recipients', 'company', 'attention', 'attn', 'date', 'time', 'name', 'title', 'address',
+  'city', 'state', 'zip', 'zip code', 'country', 'phone', 'phone no', 'phone number', 'telephone', 'tel', 'fax', 'fax no', 'fax number', 'email', 'e mail',
+  'department', 'dept', 'division', 'region', 'signature', 'pages', 'no of pages', 'number of pages', 'reference', 'ref', 'file no', 'account', 'account no',
+  'account number', 'contact', 'comments', 'remarks', 'notes', 'message', 'approved by', 'prepared by', 'requested by', 'issued by', 'position', 'brand',
+  'quantity', 'code', 'type', 'status', 'period', 'location', 'project', 'program', 'budget', 'cost', 'description',
+  'an', 'von', 'betreff', 'datum', 'firma', 'telefon', 'seiten', 'de', 'objet', 'societe', 'telephone', 'para', 'asunto', 'empresa', 'telefono',
+  'aan', 'van', 'onderwerp', 'bedrijf', 'oggetto', 'societa',
+];
+
+const KNOWN = new Set([...FORM_CAPTIONS, ...[...CONCEPTS, ...COLUMN_CONCEPTS].flatMap((c) => c.labels)]);
+
+/** Folded, without punctuation: "Invoice No.:" → "invoice no". */
+export const foldKey = (text: string) => fold(text).replace(/[^\p{L}\p{N}#%]+/gu, ' ').trim();
+
+export const wordsText = (ws: readonly Word[]) => ws.map((w) => w.text).join(' ');
+
+/** Starts with a letter, at most six words and 40 characters, not the end of a sentence. */
+export function isLabel(ws: readonly Word[], allowColon = false): boolean {
+  const raw = wordsText(ws);
+  const text = allowColon ? raw.replace(/\s*:$/, '') : raw;
+  return ws.length > 0 && ws.length <= MAX_KEY_WORDS && text.length <= MAX_KEY_CHARS && /^[\p{L}#]/u.test(text) && !/[.!?]$/.test(text.replace(/\b(?:no|nr|n°)\.$/i, 'no'));
+}
+
+export const isKnownLabel = (text: string) => KNOWN.has(foldKey(text.replace(/\s*:$/, '')));
+
+/** How sure it is that these words are a key; null: they are not. */
+export function keyness(ws: readonly Word[]): Keyness | null {
+  const text = wordsText(ws);
+  if (/:$/.test(text)) return isLabel(ws, true) ? 'colon' : null;
+  if (!isLabel(ws)) return null;
+  if (isKnownLabel(text)) return 'known';
+  // A label set in bold among regular words (text layers only).
+  if (ws.every((w) => w.bold)) return 'known';
+  return /\d/.test(text) ? null : 'plain';
+}
+
+/**
+ * A phrase that reads as a caption although no vocabulary label spells it: it starts or ends
+ * with one ("Sender Fax Number", "HOME PHONE", "NAME OF GUEST"). Such a phrase is no value.
+ */
+export function isCaptionLike(ws: readonly Word[]): boolean {
+  if (!isLabel(ws, true) || /\d/.test(wordsText(ws))) return false;
+  const folded = foldKey(wordsText(ws)).split(' ');
+  return KNOWN.has(folded[0]!) || KNOWN.has(folded[folded.length - 1]!) || /:$/.test(wordsText(ws));
+}
+
+const DATE = /^(?:\d{1,4}[./-]\s?\d{1,2}[./-]\s?\d{1,4}|\d{1,2}\.?\s+\p{L}{3,}\.?,?\s+\d{2,4}|\p{L}{3,}\.?\s+\d{1,2},?\s+\d{2,4})$/u;
+const AMOUNT = /^(?:[A-Z]{3}\s?|[$€£¥₹]\s?)?-?\d{1,3}(?:[ ,.'’]?\d{3})*(?:[.,]\d{1,2})?(?:\s?[$€£¥₹%]|\s?[A-Z]{3})?$/u;
+const ID = /^(?=.*\d)[\p{L}\d][\p{L}\d\-/#.]{2,24}$/u;
+
+/** A value's shape that confirms the label before it: a date, an amount or an identifier. */
+export const hasValueShape = (text: string) => {
+  const t = text.trim();
+  return DATE.test(t) || AMOUNT.test(t) || ID.test(t) || /^\(?\d{3}\)?[\s.-]*\d{3}[\s.-]*\d{4}$/.test(t);
+};
