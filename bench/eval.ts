@@ -24,7 +24,7 @@ import type { DocInput } from '../src/pipeline/entities/text.js';
 import { type ExtractionTemplate, runExtraction } from '../src/pipeline/extract/index.js';
 import { runCanonical, toCanonicalJson } from '../src/pipeline/index.js';
 import { closeOcrEngines } from '../src/pipeline/ocr/index.js';
-import { type Scores, equal, normalise, scoreDocument, summarise, total } from './lib/field-score.js';
+import { type Scores, equal, normalise, sameCompany, scoreDocument, summarise, total } from './lib/field-score.js';
 import { NOT_ON_DOCUMENT, templateSchemaFor } from './lib/invoice-template.js';
 import { ocrCanonical } from './lib/ocr-cache.js';
 import { type Slice, sliceOf } from './lib/split.js';
@@ -65,6 +65,10 @@ const template = (json_schema: Json): ExtractionTemplate => ({ id: null, version
 /** Fields most invoice templates have: the headline numbers. */
 export const INVOICE_CORE = ['issuer', 'partner_name', 'amount', 'amount_untaxed', 'amount_tax', 'date', 'date_due', 'invoice_number', 'currency', 'vat', 'iban', 'bic'];
 
+/** Party names compare without their legal form (bench/lib/field-score.ts sameCompany). */
+const PARTY_NAMES = new Set(['issuer', 'partner_name']);
+const invoiceSame = (field: string, a: unknown, b: unknown) => (PARTY_NAMES.has(field) ? sameCompany(a, b) : equal(a, b));
+
 async function invoice2data() {
   const dir = 'invoice2data/compare/';
   const cases = readdirSync(new URL(dir, DATA)).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
@@ -79,9 +83,9 @@ async function invoice2data() {
     const canonical = toCanonicalJson(await runCanonical(readFileSync(path(dir + source))));
     const out = runExtraction(canonical, template(templateSchemaFor(expected)));
     const own: Scores = {};
-    scoreDocument(own, expected, out.extraction.data);
-    scoreDocument(scores[slice], expected, out.extraction.data);
-    calibrate(calib, slice, expected, out.extraction.fields);
+    scoreDocument(own, expected, out.extraction.data, invoiceSame);
+    scoreDocument(scores[slice], expected, out.extraction.data, invoiceSame);
+    calibrate(calib, slice, expected, out.extraction.fields, invoiceSame);
     const core = total(own, (f) => INVOICE_CORE.includes(f));
     documents.push({ name: source, slice, ...summarise(total(own)), core_all_right: core.tp === core.n, status: out.decision.status, review_reasons: out.decision.review_reasons });
   }

@@ -23,6 +23,15 @@ describe('issuer and recipient blocks', () => {
     expect(await vendorOf('saeco.pdf')).not.toBe('Strategic Corp');
   });
 
+  it('reads the legal name on the row of its legal form when layout merged two rows (coolblue: "Coolblue B.V." over "Weena 664")', async () => {
+    expect(await vendorOf('coolblue1.pdf')).toBe('Coolblue B.V.');
+    expect(await vendorOf('coolblue2.pdf')).toBe('Coolblue B.V.');
+  });
+
+  it('reads the account holder announced with ":" inside a payment-terms table cell (NetpresseInvoice: "Titulaire du compte : NETPRESSE")', async () => {
+    expect(await vendorOf('NetpresseInvoice.pdf')).toBe('NETPRESSE');
+  });
+
   it('reads the vendor from an "Account holder" label', () => {
     const doc = documentFromLines(['INVOICE 2024-17', 'Bill to:', 'Jane Customer Ltd', 'Payment by transfer', 'Account holder: Northwind Traders', 'IBAN: DE89 3704 0044 0532 0130 00']);
     expect(runExtraction(doc, template).extraction.data.vendor).toBe('Northwind Traders');

@@ -162,7 +162,9 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     const single = !m.line.text.slice(m.start, m.end).trim().includes(' ');
     const base = (0.55 + 0.4 * m.weight) * (sentence && single ? 0.75 : 1);
     // A header row of a table ("Booking ID | Payment Mode"): the value is under the label, not after it.
-    const headerRow = m.line.inTable && m.line.text.includes(' | ') && !/\d/.test(m.line.text);
+    // A label announcing its value with ":" in its own cell ("Titulaire du compte : NETPRESSE") is no header.
+    const announced = /^\s*:\s*[\p{L}\p{N}]/u.test(m.line.text.slice(m.end).split(' | ')[0]!);
+    const headerRow = m.line.inTable && m.line.text.includes(' | ') && !/\d/.test(m.line.text) && !announced;
     const nextStop = (stops.get(m.line) ?? []).filter((s) => s >= m.end).sort((a, b) => a - b)[0] ?? m.line.text.length;
     const { text, offset } = afterLabel(m.line, m.end, isText ? nextStop : m.line.text.length);
     // A one-word label of a free-text field ("From", "Client") only counts when it announces a value with ":".
@@ -266,6 +268,8 @@ function entityCandidate(e: LocatedEntity, value: unknown, confidence: number): 
  * onto the next after a trailing "&": short capitalised lines without digits join it.
  */
 function organisationCandidate(ctx: ScalarContext, org: LocatedEntity): Candidate {
+  const sameRow = nameOnOneRow(org);
+  if (sameRow) return sameRow;
   const i = ctx.lines.indexOf(org.line);
   const nameLike = (l: TextLine | undefined) => !!l && l.page === org.line.page && !/\d/.test(l.text) && l.words.length <= 4 && /^[\p{Lu}\s&.,'()-]+$/u.test(l.text) && !TITLE_WORDS.test(l.text);
   const parts: { line: TextLine; start: number; end: number }[] = [{ line: org.line, start: org.start, end: org.end }];
@@ -275,6 +279,24 @@ function organisationCandidate(ctx: ScalarContext, org: LocatedEntity): Candidat
   if (/&$/.test(org.line.text.slice(0, org.end).trim()) && nameLike(after)) parts.push({ line: after!, start: 0, end: after!.text.length });
   const value = parts.map((p) => p.line.text.slice(p.start, p.end)).join(' ');
   return { value, confidence: r3(0.55 * org.confidence), evidence: parts.map((p) => locate(p.line, p.start, p.end)), source: 'entity', order: parts[0]!.line.order };
+}
+
+/**
+ * A line that layout merged from two stacked rows ("Coolblue B.V." over "Weena 664") reads the
+ * name with the street inside it: the name is the words on the legal form's own row, left to right.
+ */
+function nameOnOneRow(org: LocatedEntity): Candidate | null {
+  const words = org.line.words.filter((w) => w.start >= org.start && w.end <= org.end);
+  const suffix = words[words.length - 1];
+  if (!suffix || words.length < 3) return null;
+  const centre = (b: BBox) => (b[1] + b[3]) / 2;
+  const onRow = words.filter((w) => Math.abs(centre(w.bbox) - centre(suffix.bbox)) <= 0.5 * heightOf(suffix.bbox));
+  if (onRow.length === words.length || onRow.length < 2) return null;
+  onRow.sort((a, b) => a.bbox[0] - b.bbox[0]);
+  const bbox = onRow.reduce<BBox>((b, w) => [Math.min(b[0], w.bbox[0]), Math.min(b[1], w.bbox[1]), Math.max(b[2], w.bbox[2]), Math.max(b[3], w.bbox[3])], [...onRow[0]!.bbox] as BBox);
+  const value = onRow.map((w) => w.text).join(' ');
+  const confidence = onRow.reduce((sum, w) => sum + w.confidence, 0) / onRow.length;
+  return { value, confidence: r3(0.55 * confidence), evidence: [{ page: org.page, bbox, text: value }], source: 'entity', order: org.line.order };
 }
 
 const TITLE_WORDS = /^(?:(?:simplified|full|official|original)\s)?(?:tax\s)?(?:invoice|receipt|rechnung|facture|factura|factuur|fattura|quittung|beleg|recu|recibo|bon|payment receipt|official receipt|copy|kopie|page|seite)\b/i;
