@@ -152,6 +152,12 @@ function fromLine(spec: FieldSpec, ctx: ScalarContext, line: TextLine, start: nu
   };
 }
 
+// Words that make a bare "Date" another event's date ("Order Date", "Due date", "Check-in date").
+const OTHER_EVENT = /(?:^|[\s|:])(?:order|ordered|delivery|delivered|due|ship|shipping|shipped|dispatch|check[\s-]?in|check[\s-]?out|print|printed|expiry|expiration|birth|start|end|payment|booking|bestell|liefer|commande|livraison|echeance|échéance|pedido|entrega|vencimiento)[\s.:-]*$/i;
+
+/** A one-word label ("Date") right after a word naming another event is that event's label. */
+const namesOtherEvent = (m: LabelMatch) => OTHER_EVENT.test(m.line.text.slice(Math.max(0, m.start - 24), m.start));
+
 /** Candidates from labels printed in lines. `stops` are where other labels begin on each line. */
 export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: LabelMatch[], stops: Map<TextLine, number[]>): Candidate[] {
   const out: Candidate[] = [];
@@ -160,7 +166,7 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     // A single generic word inside running text ("greetings from …") is a weak label.
     const sentence = m.line.words.length > 8 && !/^\s*[:#]/.test(m.line.text.slice(m.end)) && !m.line.inTable;
     const single = !m.line.text.slice(m.start, m.end).trim().includes(' ');
-    const base = (0.55 + 0.4 * m.weight) * (sentence && single ? 0.75 : 1);
+    const base = (0.55 + 0.4 * m.weight) * (sentence && single ? 0.75 : 1) * (single && namesOtherEvent(m) ? 0.8 : 1);
     // A header row of a table ("Booking ID | Payment Mode"): the value is under the label, not after it.
     // A label announcing its value with ":" in its own cell ("Titulaire du compte : NETPRESSE") is no header.
     const announced = /^\s*:\s*[\p{L}\p{N}]/u.test(m.line.text.slice(m.end).split(' | ')[0]!);
