@@ -81,3 +81,10 @@ export function findOrganisations(text: string): OrganisationHit[] {
   }
   return hits;
 }
+
+const TRAILING_SUFFIX = new RegExp(String.raw`[\s,]*(?<![\p{L}\d])(?:${SUFFIXES.join('|')})\s*$`, 'u');
+
+/** A company name without its trailing legal form ("Free SAS" → "Free"). */
+export function withoutLegalForm(name: string): string {
+  return name.replace(TRAILING_SUFFIX, '').trim();
+}

@@ -9,7 +9,7 @@ import { type DocPage, type Evidence, type TextLine, locate, rangeConfidence } f
 import type { BBox, Table, TableCell } from '../canonical/model.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
-import { nameFromDomain, recipientLines } from './parties.js';
+import { issuerSupport, nameFromDomain, recipientLines } from './parties.js';
 import { type FieldSpec, labelText, labelTextSimilarity } from './schema-fields.js';
 
 export interface Candidate {
@@ -346,7 +346,11 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       const named = nameFromDomain(ctx.lines, entities, recipient);
       const fromDomain: Candidate[] = named ? [{ value: named.text, confidence: r3(0.72 * rangeConfidence(named, 0, named.text.length)), evidence: [locate(named, 0, named.text.length)], source: 'entity', order: named.order }] : [];
       const org = entities.find((e) => e.type === 'organization' && e.page === firstPage && !recipient.has(e.line));
-      if (org) return [...fromDomain, organisationCandidate(ctx, org)];
+      if (org) {
+        const candidate = organisationCandidate(ctx, org);
+        const support = issuerSupport(String(candidate.value), org.line, ctx.pages[0]?.height ?? 0, ctx.lines, entities, recipient);
+        return [...fromDomain, { ...candidate, confidence: r3(candidate.confidence + support) }];
+      }
       if (fromDomain.length) return fromDomain;
       const line = ctx.lines.find((l) => l.page === firstPage && /\p{L}{3}/u.test(l.text) && !TITLE_WORDS.test(l.text) && !recipient.has(l));
       if (!line) return [];
