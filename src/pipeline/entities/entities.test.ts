@@ -92,6 +92,15 @@ describe('numbers and money', () => {
     expect(parseAmount('Total: USD 1,250.00')).toEqual({ amount: 1250, currency: 'USD' });
   });
 
+  it('reads an amount OCR printed with a space after its decimal point, and nothing else so', () => {
+    expect(findMoney('Total RM 49. 40').map((m) => [m.amount, m.currency])).toEqual([[49.4, 'MYR']]);
+    expect(findMoney('CHANGE 40. 35').map((m) => m.amount)).toEqual([40.35]);
+    expect(parseAmount('9. 65')).toEqual({ amount: 9.65, currency: null });
+    // A dotted date and a number followed by more digits stay apart.
+    expect(findMoney('25. 12. 2018').map((m) => m.amount)).toEqual([]);
+    expect(findMoney('Qty 3. 405 pcs').map((m) => m.amount)).toEqual([]);
+  });
+
   it('reports bare two-decimal amounts with the document currency and lower confidence', () => {
     const found = entities(['Total € 10,00', 'Shipping 5,50']).filter((e) => e.type === 'money');
     expect(found.map((e) => e.value)).toEqual([{ amount: 10, currency: 'EUR' }, { amount: 5.5, currency: 'EUR' }]);

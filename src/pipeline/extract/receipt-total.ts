@@ -66,7 +66,11 @@ const same = (a: unknown, b: number) => typeof a === 'number' && Math.abs(a - b)
  */
 export function weighTotalCandidates(candidates: Candidate[], ctx: ScalarContext): Candidate[] {
   const cut = summaryStart(ctx.lines);
-  const payment = paid(ctx);
+  let payment = paid(ctx);
+  // A total labelled as rounded ("Total After Rounding") within a rounding step of the amount paid
+  // is the total: the difference is a misread tendered amount or change.
+  const rounded = (c: Candidate) => c.source !== 'entity' && typeof c.value === 'number' && Math.abs(c.value - payment!.amount) < 0.05 && /round/i.test(ctx.lines.find((l) => l.order === c.order)?.text ?? '');
+  if (payment?.withChange && !candidates.some((c) => same(c.value, payment!.amount)) && candidates.some(rounded)) payment = null;
   const out = candidates.map((c) => {
     let confidence = c.confidence;
     if (c.order >= cut) confidence *= 0.6;
@@ -76,7 +80,8 @@ export function weighTotalCandidates(candidates: Candidate[], ctx: ScalarContext
     return { ...c, confidence: r3(confidence) };
   });
   if (payment?.withChange && !out.some((c) => same(c.value, payment.amount))) {
-    const printed = ctx.entities.find((e) => e.type === 'money' && e.line.order <= payment.order && same((e.value as { amount: number }).amount, payment.amount));
+    // Printed before the payment lines, not only as the amount tendered.
+    const printed = ctx.entities.find((e) => e.type === 'money' && e.line.order < payment.order && same((e.value as { amount: number }).amount, payment.amount));
     if (printed) out.push({ value: payment.amount, confidence: 0.75, evidence: [{ page: printed.page, bbox: printed.bbox, text: printed.text }], source: 'entity', order: printed.line.order });
   }
   return out;

@@ -152,8 +152,8 @@ function fromLine(spec: FieldSpec, ctx: ScalarContext, line: TextLine, start: nu
   };
 }
 
-// Words that make a bare "Date" another event's date ("Order Date", "Due date", "Check-in date").
-const OTHER_EVENT = /(?:^|[\s|:])(?:order|ordered|delivery|delivered|due|ship|shipping|shipped|dispatch|check[\s-]?in|check[\s-]?out|print|printed|expiry|expiration|birth|start|end|payment|booking|bestell|liefer|commande|livraison|echeance|échéance|pedido|entrega|vencimiento)[\s.:-]*$/i;
+// Words that make a bare label another thing's: "Order Date", "Due date", "Check-in date", "Sub Total".
+const OTHER_EVENT = /(?:^|[\s|:])(?:sub|order|ordered|delivery|delivered|due|ship|shipping|shipped|dispatch|check[\s-]?in|check[\s-]?out|print|printed|expiry|expiration|birth|start|end|payment|booking|bestell|liefer|commande|livraison|echeance|échéance|pedido|entrega|vencimiento)[\s.:-]*$/i;
 
 /** A one-word label ("Date") right after a word naming another event is that event's label. */
 const namesOtherEvent = (m: LabelMatch) => OTHER_EVENT.test(m.line.text.slice(Math.max(0, m.start - 24), m.start));
