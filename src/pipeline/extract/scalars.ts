@@ -7,6 +7,7 @@
 import type { LocatedEntity } from '../entities/recognize.js';
 import { type DocPage, type Evidence, type TextLine, locate, rangeConfidence } from '../entities/text.js';
 import type { BBox, Table, TableCell } from '../canonical/model.js';
+import { legalFormOcrFixed } from '../entities/organisations.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
 import { issuerSupport, nameFromDomain, recipientLines } from './parties.js';
@@ -280,10 +281,10 @@ function organisationCandidate(ctx: ScalarContext, org: LocatedEntity): Candidat
   const nameLike = (l: TextLine | undefined) => !!l && l.page === org.line.page && !/\d/.test(l.text) && l.words.length <= 4 && /^[\p{Lu}\s&.,'()-]+$/u.test(l.text) && !TITLE_WORDS.test(l.text);
   const parts: { line: TextLine; start: number; end: number }[] = [{ line: org.line, start: org.start, end: org.end }];
   const before = ctx.lines[i - 1];
-  if (org.start === 0 && nameLike(before) && /^(?:CO\.?|COMPANY|\(M\)|&|AND)\s/i.test(org.line.text)) parts.unshift({ line: before!, start: 0, end: before!.text.length });
+  if (org.start === 0 && nameLike(before) && /^(?:C[O0]\.?|COMPANY|\(M\)|&|AND)\s/i.test(org.line.text)) parts.unshift({ line: before!, start: 0, end: before!.text.length });
   const after = ctx.lines[i + 1];
   if (/&$/.test(org.line.text.slice(0, org.end).trim()) && nameLike(after)) parts.push({ line: after!, start: 0, end: after!.text.length });
-  const value = parts.map((p) => p.line.text.slice(p.start, p.end)).join(' ');
+  const value = legalFormOcrFixed(parts.map((p) => p.line.text.slice(p.start, p.end)).join(' '));
   return { value, confidence: r3(0.55 * org.confidence), evidence: parts.map((p) => locate(p.line, p.start, p.end)), source: 'entity', order: parts[0]!.line.order };
 }
 
@@ -300,9 +301,24 @@ function nameOnOneRow(org: LocatedEntity): Candidate | null {
   if (onRow.length === words.length || onRow.length < 2) return null;
   onRow.sort((a, b) => a.bbox[0] - b.bbox[0]);
   const bbox = onRow.reduce<BBox>((b, w) => [Math.min(b[0], w.bbox[0]), Math.min(b[1], w.bbox[1]), Math.max(b[2], w.bbox[2]), Math.max(b[3], w.bbox[3])], [...onRow[0]!.bbox] as BBox);
-  const value = onRow.map((w) => w.text).join(' ');
+  const value = legalFormOcrFixed(onRow.map((w) => w.text).join(' '));
   const confidence = onRow.reduce((sum, w) => sum + w.confidence, 0) / onRow.length;
   return { value, confidence: r3(0.55 * confidence), evidence: [{ page: org.page, bbox, text: value }], source: 'entity', order: org.line.order };
+}
+
+const LEGAL_FORM_LINE = /^(?:SDN\.?\s?[B8]H[D0O]\.?|BHD\.?|BERHAD|GMBH|LTD\.?|LIMITED|B\.V\.|S\.A\.S?\.?|INC\.?|LLC)$/i;
+
+/** A legal form printed on a line of its own under the name ("PASARAYA BORONG PINTAR" / "SDN BHD"). */
+function legalFormAlone(ctx: ScalarContext, page: number | undefined, recipient: Set<TextLine>): Candidate | null {
+  const top = ctx.lines.filter((l) => l.page === page).slice(0, 8);
+  const i = top.findIndex((l, k) => k > 0 && LEGAL_FORM_LINE.test(l.text.trim()) && !recipient.has(l));
+  if (i < 1) return null;
+  const name = top[i - 1]!;
+  const form = top[i]!;
+  if (/\d/.test(name.text) || !/\p{L}{3}/u.test(name.text) || TITLE_WORDS.test(name.text)) return null;
+  const value = legalFormOcrFixed(`${name.text} ${form.text.trim()}`);
+  const confidence = (rangeConfidence(name, 0, name.text.length) + rangeConfidence(form, 0, form.text.length)) / 2;
+  return { value, confidence: r3(0.55 * confidence), evidence: [locate(name, 0, name.text.length), locate(form, 0, form.text.length)], source: 'entity', order: name.order };
 }
 
 const TITLE_WORDS = /^(?:(?:simplified|full|official|original)\s)?(?:tax\s)?(?:invoice|receipt|rechnung|facture|factura|factuur|fattura|quittung|beleg|recu|recibo|bon|payment receipt|official receipt|copy|kopie|page|seite)\b/i;
@@ -345,14 +361,19 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       const recipient = recipientLines(ctx.lines);
       const named = nameFromDomain(ctx.lines, entities, recipient);
       const fromDomain: Candidate[] = named ? [{ value: named.text, confidence: r3(0.72 * rangeConfidence(named, 0, named.text.length)), evidence: [locate(named, 0, named.text.length)], source: 'entity', order: named.order }] : [];
-      const org = entities.find((e) => e.type === 'organization' && e.page === firstPage && !recipient.has(e.line));
+      const alone = legalFormAlone(ctx, firstPage, recipient);
+      const found = entities.find((e) => e.type === 'organization' && e.page === firstPage && !recipient.has(e.line));
+      // The earlier of the two in reading order: the heading is printed first.
+      const org = found && (!alone || found.line.order < alone.order) ? found : undefined;
       if (org) {
         const candidate = organisationCandidate(ctx, org);
         const support = issuerSupport(String(candidate.value), org.line, ctx.pages[0]?.height ?? 0, ctx.lines, entities, recipient);
         return [...fromDomain, { ...candidate, confidence: r3(candidate.confidence + support) }];
       }
+      if (alone) return [...fromDomain, alone];
       if (fromDomain.length) return fromDomain;
-      const line = ctx.lines.find((l) => l.page === firstPage && /\p{L}{3}/u.test(l.text) && !TITLE_WORDS.test(l.text) && !recipient.has(l));
+      // A line in lower case only is a note or a name written on the document, not a company's heading.
+      const line = ctx.lines.find((l) => l.page === firstPage && /\p{L}{3}/u.test(l.text) && /\p{Lu}/u.test(l.text) && !TITLE_WORDS.test(l.text) && !recipient.has(l));
       if (!line) return [];
       const parts = [line];
       const next = ctx.lines[ctx.lines.indexOf(line) + 1];
