@@ -1,6 +1,7 @@
 // Subtotal + tax = total: amounts that agree confirm each other, a contradicted one is replaced by
 // the printed amount that makes the sum hold, or goes to review, never passing silently.
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeOcrEngines } from '../../src/pipeline/ocr/index.js';
 import { documentFromLines } from '../../src/pipeline/entities/text-doc.js';
 import { runExtraction } from '../../src/pipeline/extract/index.js';
 import { runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
@@ -34,4 +35,15 @@ describe('amounts checked against each other', () => {
     const alone = runExtraction(doc, template({ type: 'object', properties: { total: { type: 'number' } } })).extraction.fields;
     expect(agreeing.total!.confidence).toBeGreaterThan(alone.total!.confidence);
   });
+});
+
+describe('the amount of a Swiss QR-bill (scan, through OCR)', () => {
+  afterAll(() => closeOcrEngines());
+
+  it('is the bill amount and the payment part\'s amount, not the first item\'s "Total" cell', async () => {
+    const canonical = toCanonicalJson(await runCanonical(readData('docling/ocr/sources/qr_bill_example.jpg'), { ocr: { pageTimeoutMs: 170_000 } }));
+    const out = runExtraction(canonical, template({ type: 'object', properties: { total: { type: 'number' }, currency: { type: 'string' } } }));
+    expect(out.extraction.data).toEqual({ total: 3949.75, currency: 'CHF' });
+    expect(out.extraction.fields.total!.confidence).toBeGreaterThanOrEqual(0.7);
+  }, 180_000);
 });

@@ -71,6 +71,14 @@ describe('receipts read through OCR', () => {
     expect(read(['tan woon yann', 'BOOK TA .K (TAMAN DAYA) SDN 8HD', '78941 7-W', 'Total : 9.00']).data.company).toBe('BOOK TA .K (TAMAN DAYA) SDN BHD');
   });
 
+  it('reads the commas OCR took for points between address parts, and keeps abbreviations (006)', () => {
+    const lines = ['SOON HUAT MACHINERY ENTERPRISE', '(JM0352019-K)', 'NO.53 JALAN PUTRA 1,', 'TAMAN SRI PUTRA.', '81200 JOHOR BAHRU', 'JOHOR', 'TEL : 07-5547360'];
+    const ocr = runExtraction(documentFromLines(lines.map((text) => ({ text, confidence: 0.87 }))), { id: null, version: null, json_schema: RECEIPT_SCHEMA }).extraction;
+    expect(ocr.data.address).toBe('NO.53 JALAN PUTRA 1, TAMAN SRI PUTRA, 81200 JOHOR BAHRU JOHOR');
+    // A text layer says what it says.
+    expect(read(lines).data.address).toBe('NO.53 JALAN PUTRA 1, TAMAN SRI PUTRA. 81200 JOHOR BAHRU JOHOR');
+  });
+
   it('reads an amount with a space after its decimal point (096: "9. 65")', () => {
     expect(read(['Total RM Incl. of GST 9. 65', 'Cash -50. 00', 'CHANGE 40. 35']).data.total).toBe(9.65);
   });

@@ -248,7 +248,9 @@ export function tableCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[
     const sim = keySimilarity(spec, key);
     if (sim < 0.7) continue;
     const right = table.cells.find((c) => c.row === cell.row && c.col === cell.col + cell.col_span);
-    const down = table.cells.find((c) => c.col === cell.col && c.row === cell.row + cell.row_span);
+    // A label heading a column of several values (an item table's "Total") names no single value.
+    const column = table.cells.filter((c) => c.col === cell.col && c.row > cell.row && c.text.trim());
+    const down = column.length > 1 ? undefined : table.cells.find((c) => c.col === cell.col && c.row === cell.row + cell.row_span);
     for (const [target, penalty] of [[right, 0], [down, 0.05]] as const) {
       if (!target || !target.text.trim()) continue;
       const c = coerce(spec, target.text, ctx.coerce);
