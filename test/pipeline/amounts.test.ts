@@ -47,3 +47,26 @@ describe('the amount of a Swiss QR-bill (scan, through OCR)', () => {
     expect(out.extraction.fields.total!.confidence).toBeGreaterThanOrEqual(0.7);
   }, 180_000);
 });
+
+describe('a failed sum check', () => {
+  const schema = {
+    type: 'object',
+    properties: { total: { type: 'number' }, lines: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, qty: { type: 'number' }, amount: { type: 'number' } } } } },
+  };
+  const doc = (total: string) => documentFromLines(['INVOICE 2024-17', 'Description Qty Amount', 'Widget 1 50.00', 'Gadget 1 30.00', `Total ${total}`]);
+  const rule = { kind: 'sum', field: 'total', params: { items: 'lines[].amount' }, severity: 'warn' };
+
+  it('sends the contradicted value to review even as a warning', () => {
+    const out = runExtraction(doc('90.00'), { ...template(schema), validation_rules: [rule] });
+    expect(out.extraction.data.total).toBe(90);
+    expect(out.extraction.validation.map((v) => v.rule)).toEqual(['sum:total']);
+    expect(out.extraction.fields.total!.confidence).toBeLessThan(0.7);
+    expect(out.decision.review_reasons).toContain('low_confidence:total');
+  });
+
+  it('leaves a total the items add up to alone', () => {
+    const out = runExtraction(doc('80.00'), { ...template(schema), validation_rules: [rule] });
+    expect(out.extraction.validation).toEqual([]);
+    expect(out.extraction.fields.total!.confidence).toBeGreaterThanOrEqual(0.7);
+  });
+});
