@@ -28,6 +28,19 @@ export function equal(a: unknown, b: unknown): boolean {
   return normalise(a) === normalise(b);
 }
 
+// Legal forms at the end of a company name, long and short ("spółka akcyjna" is "S.A.").
+const LEGAL_FORM = /[\s,]+(?:s\.?\s?a\.?\s?s\.?|s\.?\s?a\.?\s?r\.?\s?l\.?|s\.?\s?a\.?|b\.?\s?v\.?|n\.?\s?v\.?|gmbh|ag|kg|ltd\.?|limited|inc\.?|llc|plc|pvt\.?\s+ltd\.?|private\s+limited|sdn\.?\s+bhd\.?|s\.?p\.?a\.?|spółka\s+akcyjna|sp\.?\s*z\s*o\.?\s*o\.?|société\s+anonyme|sociedad\s+anónima)\s*$/iu;
+
+/**
+ * Company names: equal when they are equal once a trailing legal form is set aside ("Free SAS" is
+ * "Free", "ORLEN S.A." is "ORLEN spółka akcyjna"). A brand for a legal name ("OYO" for "Oravel
+ * Stays Pvt. Ltd.") stays a miss.
+ */
+export function sameCompany(a: unknown, b: unknown): boolean {
+  const core = (v: unknown) => normalise(v).replace(LEGAL_FORM, '').replace(/[.,]+$/, '').trim();
+  return equal(a, b) || (typeof a === 'string' && typeof b === 'string' && core(a) !== '' && core(a) === core(b));
+}
+
 const present = (v: unknown) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
 
 function add(scores: Scores, field: string, c: Partial<Counts>): void {

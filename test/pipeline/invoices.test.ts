@@ -2,7 +2,8 @@
 // maintainers validated (compare/*.json) must be in the canonical text, and labelled fields show
 // up as key-value pairs.
 import { describe, expect, it } from 'vitest';
-import { runCanonical } from '../../src/pipeline/index.js';
+import { runExtraction } from '../../src/pipeline/extract/index.js';
+import { runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
 import { listData, readData, readDataJson } from './data.js';
 
 interface Expected {
@@ -57,5 +58,18 @@ describe('invoice2data: text recovered', () => {
       expect(right || below, `${kv.key} => ${kv.value}`).toBe(true);
       expect(kv.key_bbox[3]).toBeLessThanOrEqual(page.height);
     }
+  });
+});
+
+/** The fields an invoice template has, extracted from a real invoice. */
+async function extract(file: string, properties: Record<string, unknown>) {
+  const canonical = toCanonicalJson(await runCanonical(readData(`invoice2data/compare/${file}`)));
+  return runExtraction(canonical, { id: null, version: null, json_schema: { type: 'object', properties } });
+}
+
+describe('invoice2data: fields extracted', () => {
+  it('takes the invoice date, not the order date printed above it (FlipkartInvoice)', async () => {
+    const out = await extract('FlipkartInvoice.pdf', { date: { type: 'string', format: 'date' } });
+    expect(out.extraction.data.date).toBe('2015-10-20');
   });
 });

@@ -1,6 +1,7 @@
 // Receipts (SROIE ground-truth lines): the total is the amount payable, not a subtotal, a total
 // before rounding or a figure of the tax summary printed after it.
 import { describe, expect, it } from 'vitest';
+import { documentFromLines } from '../../src/pipeline/entities/text-doc.js';
 import { runExtraction } from '../../src/pipeline/extract/index.js';
 import { RECEIPT_SCHEMA, receiptDocument, receiptKey } from './sroie.js';
 
@@ -54,5 +55,39 @@ describe('receipt address and company', () => {
     const company = extract('216').data.company;
     expect(company === undefined || /\p{L}{3}/u.test(String(company).replace(/\bno\b/gi, ''))).toBe(true);
     expect(String(company)).not.toMatch(/725186/);
+  });
+});
+
+// Lines as the OCR stage reads them from the receipt photos (sroie/img), misreadings included.
+describe('receipts read through OCR', () => {
+  const read = (lines: string[]) => runExtraction(documentFromLines(lines), { id: null, version: null, json_schema: RECEIPT_SCHEMA }).extraction;
+
+  it('takes a company whose legal form OCR printed on a line of its own (066)', () => {
+    const out = read(['PASARAYA BORONG PINTAR', 'SDN BHD', 'BR No.:(124525-H)', 'NO 19-G&19-1&19-2 JALAN TASIK UTAMA4.', 'QTY UOM UNITAmt Exc.Amt Inc. GST', 'Total 8.20']);
+    expect(out.data.company).toBe('PASARAYA BORONG PINTAR SDN BHD');
+  });
+
+  it('puts right a legal form OCR read with a digit (000: "SDN 8HD")', () => {
+    expect(read(['tan woon yann', 'BOOK TA .K (TAMAN DAYA) SDN 8HD', '78941 7-W', 'Total : 9.00']).data.company).toBe('BOOK TA .K (TAMAN DAYA) SDN BHD');
+  });
+
+  it('reads the commas OCR took for points between address parts, and keeps abbreviations (006)', () => {
+    const lines = ['SOON HUAT MACHINERY ENTERPRISE', '(JM0352019-K)', 'NO.53 JALAN PUTRA 1,', 'TAMAN SRI PUTRA.', '81200 JOHOR BAHRU', 'JOHOR', 'TEL : 07-5547360'];
+    const ocr = runExtraction(documentFromLines(lines.map((text) => ({ text, confidence: 0.87 }))), { id: null, version: null, json_schema: RECEIPT_SCHEMA }).extraction;
+    expect(ocr.data.address).toBe('NO.53 JALAN PUTRA 1, TAMAN SRI PUTRA, 81200 JOHOR BAHRU JOHOR');
+    // A text layer says what it says.
+    expect(read(lines).data.address).toBe('NO.53 JALAN PUTRA 1, TAMAN SRI PUTRA. 81200 JOHOR BAHRU JOHOR');
+  });
+
+  it('reads an amount with a space after its decimal point (096: "9. 65")', () => {
+    expect(read(['Total RM Incl. of GST 9. 65', 'Cash -50. 00', 'CHANGE 40. 35']).data.total).toBe(9.65);
+  });
+
+  it('keeps the labelled total when a misread change of 0 would make the cash the total (000)', () => {
+    expect(read(['Total : 9.00', 'Round d Totai (RM): 9.00', 'Cash 10.00', 'CHANGE 00']).data.total).toBe(9);
+  });
+
+  it('keeps the total after rounding when a misread cash amount is off by a rounding step (090)', () => {
+    expect(read(['Total', '5.00', 'Rounding Adjustment 0.03', 'Total After Rounding 5.00', 'Cash 10.03', 'CHANGE 5.00']).data.total).toBe(5);
   });
 });

@@ -3,13 +3,29 @@ import { isValidIban, luhnValid, vatCheckDigits } from './checksums.js';
 import { findDates, inferDateOrder, parseDate } from './dates.js';
 import { findMoney, parseAmount } from './money.js';
 import { parseNumber } from './numbers.js';
-import { findOrganisations } from './organisations.js';
+import { findOrganisations, legalFormOcrFixed, withoutLegalForm } from './organisations.js';
 import { recogniseEntities } from './recognize.js';
 import { readTaxId, taxIdValue } from './tax-ids.js';
 import { documentFromLines } from './text-doc.js';
 
 const entities = (lines: string[], options = {}) => recogniseEntities(documentFromLines(lines), options);
 const ofType = (lines: string[], type: string, options = {}) => entities(lines, options).filter((e) => e.type === type).map((e) => e.value);
+
+describe('organisation names read through OCR', () => {
+  it('recognises a legal form with a digit OCR read for a letter, and puts it right', () => {
+    expect(findOrganisations('BOOK TA .K (TAMAN DAYA) SDN 8HD').map((o) => o.name)).toEqual(['BOOK TA .K (TAMAN DAYA) SDN 8HD']);
+    expect(legalFormOcrFixed('BOOK TA .K (TAMAN DAYA) SDN 8HD')).toBe('BOOK TA .K (TAMAN DAYA) SDN BHD');
+    expect(legalFormOcrFixed('POPULAR BOOK C0. (M) SDN BH0')).toBe('POPULAR BOOK CO. (M) SDN BHD');
+    // Digits elsewhere in a name stay.
+    expect(legalFormOcrFixed('7-ELEVEN 8HD MALAYSIA SDN BHD')).toBe('7-ELEVEN 8HD MALAYSIA SDN BHD');
+  });
+
+  it('sets a trailing legal form aside', () => {
+    expect(withoutLegalForm('Free SAS')).toBe('Free');
+    expect(withoutLegalForm('Coolblue B.V.')).toBe('Coolblue');
+    expect(withoutLegalForm('Acme Widgets')).toBe('Acme Widgets');
+  });
+});
 
 describe('dates', () => {
   it.each([
@@ -90,6 +106,15 @@ describe('numbers and money', () => {
       [9, 'MYR'],
     ]);
     expect(parseAmount('Total: USD 1,250.00')).toEqual({ amount: 1250, currency: 'USD' });
+  });
+
+  it('reads an amount OCR printed with a space after its decimal point, and nothing else so', () => {
+    expect(findMoney('Total RM 49. 40').map((m) => [m.amount, m.currency])).toEqual([[49.4, 'MYR']]);
+    expect(findMoney('CHANGE 40. 35').map((m) => m.amount)).toEqual([40.35]);
+    expect(parseAmount('9. 65')).toEqual({ amount: 9.65, currency: null });
+    // A dotted date and a number followed by more digits stay apart.
+    expect(findMoney('25. 12. 2018').map((m) => m.amount)).toEqual([]);
+    expect(findMoney('Qty 3. 405 pcs').map((m) => m.amount)).toEqual([]);
   });
 
   it('reports bare two-decimal amounts with the document currency and lower confidence', () => {

@@ -5,7 +5,7 @@ import { escapeRegExp, matchesOf } from './normalize.js';
 const SUFFIXES = [
   'GmbH & Co\\. KG', 'GmbH & Co KG', 'GmbH', 'gGmbH', 'mbH', 'AG', 'KGaA', 'KG', 'OHG', 'e\\.K\\.', 'e\\.V\\.', 'UG',
   'Ltd\\.?', 'Limited', 'LLC', 'L\\.L\\.C\\.', 'LLP', 'PLC', 'plc', 'Inc\\.?', 'Incorporated', 'Corp\\.?', 'Corporation', 'Co\\.,? Ltd\\.?',
-  'Pty\\.? Ltd\\.?', 'S/B', 'Pvt\\.? Ltd\\.?', 'Private Limited', 'Sdn\\.? Bhd\\.?', 'SDN\\.? BHD\\.?', 'Bhd\\.?', 'BHD\\.?', 'Berhad', 'BERHAD',
+  'Pty\\.? Ltd\\.?', 'S/B', 'SDN\\.? 8HD', 'SDN\\.? BH0', 'SDN\\.? BHO', 'Pvt\\.? Ltd\\.?', 'Private Limited', 'Sdn\\.? Bhd\\.?', 'SDN\\.? BHD\\.?', 'Bhd\\.?', 'BHD\\.?', 'Berhad', 'BERHAD',
   'S\\.A\\.S\\.', 'SAS', 'S\\.A\\.R\\.L\\.', 'SARL', 'S\\.à r\\.l\\.', 'Sàrl', 'EURL', 'SNC', 'S\\.A\\.', 'SA', 'S\\.L\\.', 'SL', 'S\\.L\\.U\\.', 'SLU',
   'S\\.p\\.A\\.', 'SpA', 'S\\.r\\.l\\.', 'Srl', 'SRL', 'B\\.V\\.', 'BV', 'N\\.V\\.', 'NV', 'V\\.O\\.F\\.', 'Oy', 'Oyj', 'AB', 'A/S', 'ApS', 'ASA',
   'K\\.K\\.', 'SE', 'sp\\. z o\\.o\\.', 'Sp\\. z o\\.o\\.', 'spółka akcyjna', 'S\\.C\\.', 'Kft\\.?', 'Zrt\\.?', 's\\.r\\.o\\.', 'a\\.s\\.',
@@ -80,4 +80,23 @@ export function findOrganisations(text: string): OrganisationHit[] {
     hits.push({ start, end, name, suffix: m[0] });
   }
   return hits;
+}
+
+const TRAILING_SUFFIX = new RegExp(String.raw`[\s,]*(?<![\p{L}\d])(?:${SUFFIXES.join('|')})\s*$`, 'u');
+
+/** A company name without its trailing legal form ("Free SAS" → "Free"). */
+export function withoutLegalForm(name: string): string {
+  return name.replace(TRAILING_SUFFIX, '').trim();
+}
+
+// Letters OCR reads as digits inside legal forms ("SDN 8HD", "C0. (M)"): a legal form never holds them.
+const OCR_LEGAL_FORM: [RegExp, string][] = [
+  [/\b([Ss][Dd][Nn]\.?\s?)8(H[D0O])\b/g, '$1B$2'],
+  [/\b(SDN\.?\s?BH)[0O]\b/g, '$1D'],
+  [/\bC0\.(?=\s|$)/g, 'CO.'],
+];
+
+/** A company name with the OCR misreadings of its legal form put right ("SDN 8HD" → "SDN BHD"). */
+export function legalFormOcrFixed(name: string): string {
+  return OCR_LEGAL_FORM.reduce((text, [re, by]) => text.replace(re, by), name);
 }

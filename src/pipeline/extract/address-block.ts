@@ -27,6 +27,13 @@ const START = new RegExp(String.raw`^(?:no\.?\s?:?\s?\d|\d|[A-Z]{1,2}\d|${ADDRES
 
 const r3 = (v: number) => Math.round(Math.max(0, Math.min(1, v)) * 1000) / 1000;
 
+/**
+ * OCR reads the commas between address parts as points ("TAMAN SRI PUTRA. 81200"): a point after
+ * a whole word of four letters or more, with more address after it, is a comma. Abbreviations
+ * ("JLN.", "NO.") and numbers keep their points.
+ */
+const ocrSeparators = (text: string) => text.replace(/(?<![\p{L}.])(\p{L}{4,})\.(?= \S)/gu, '$1,');
+
 const looksLikeAddress = (text: string) => /\d/.test(text) || ADDRESS_WORD.test(text);
 
 /** The address block under the issuer's name, when the first page starts with one. */
@@ -75,8 +82,9 @@ export function addressBlockCandidates(spec: FieldSpec, ctx: ScalarContext, vend
   const first = parts[0]!;
   const prefix = PREFIX.exec(first.text)?.[0] ?? '';
   const cut = /^(?:no|lot|unit|level|blk|block)\b/i.test(prefix) ? 0 : prefix.length;
-  const value = [first.text.slice(cut), ...parts.slice(1).map((l) => l.text)].map((t) => t.trim()).join(' ');
+  const joined = [first.text.slice(cut), ...parts.slice(1).map((l) => l.text)].map((t) => t.trim()).join(' ');
   const evidence = [locate(first, cut, first.text.length), ...parts.slice(1).map((l) => locate(l, 0, l.text.length))];
   const ocr = parts.reduce((s, l) => s + rangeConfidence(l, 0, l.text.length), 0) / parts.length;
+  const value = ocr < 1 ? ocrSeparators(joined) : joined;
   return [{ value, confidence: r3((hasPostal ? 0.62 : 0.5) * ocr), evidence, source: 'entity', order: first.order }];
 }

@@ -12,7 +12,7 @@ import { buildLabelIndex, findLabels } from './labels.js';
 import { isEmpty } from './paths.js';
 import { type PostProcessing, postProcess } from './postprocess.js';
 import type { Rule } from './rule-kinds.js';
-import { type ValidationEntry, runRules } from './rules.js';
+import { type ValidationEntry, ruleId, runRules } from './rules.js';
 import { type Candidate, type ScalarContext, addressCandidates, fallbackCandidates, keyValueCandidates, labelCandidates, labelCells, labelKeyValues, labelStops, tableCandidates } from './scalars.js';
 import { layoutItems } from './line-items.js';
 import { crossCheckAmounts } from './arithmetic.js';
@@ -215,6 +215,28 @@ function setPath(data: Record<string, unknown>, path: string, value: unknown): v
   target[parts[parts.length - 1]!] = value;
 }
 
+/** Below the default review floor: what a value contradicted by a check is held at. */
+const CONTRADICTED = 0.6;
+
+/**
+ * A value that a failed `sum` or `arithmetic` rule contradicts never passes silently, whatever the
+ * rule's severity: its confidence drops below the review floor (low_confidence:<field>).
+ */
+function holdContradicted(rules: Rule[], entries: ValidationEntry[], results: Record<string, FieldResult>, confidences: Record<string, number>): void {
+  for (const rule of rules) {
+    if (rule.kind !== 'sum' && rule.kind !== 'arithmetic') continue;
+    const failed = entries.filter((e) => e.rule === ruleId(rule));
+    if (!failed.length) continue;
+    const named = new Set([...failed.map((e) => e.field), ...(rule.field ? [rule.field] : []), ...(rule.fields ?? [])]);
+    for (const path of named) {
+      const r = results[path];
+      if (!r || r.value === null || r.confidence < CONTRADICTED) continue;
+      results[path] = { ...r, confidence: CONTRADICTED };
+      confidences[path] = CONTRADICTED;
+    }
+  }
+}
+
 /** Runs the embedded extractor, post-processing, validation and the review decision. */
 export function runExtraction(canonical: DocInput, template: ExtractionTemplate, policy: ExtractionPolicy = {}, options: ExtractionOptions = {}): ExtractionOutput {
   const lines = textLines(canonical);
@@ -298,6 +320,7 @@ export function runExtraction(canonical: DocInput, template: ExtractionTemplate,
 
   const rules = (template.validation_rules ?? []) as Rule[];
   const outcome = runRules(rules, finalData, options.now);
+  holdContradicted(rules, outcome.entries, fieldResults, confidences);
   const thresholds = template.review_thresholds && Object.keys(template.review_thresholds).length ? (template.review_thresholds as ReviewThresholds) : null;
   const decision = decide({
     confidences,

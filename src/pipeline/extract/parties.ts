@@ -2,6 +2,7 @@
 // Facturé à, Factuuradres, Ship to …): its names are never the issuer's. The issuer's name is
 // the one its own contact details spell: the domain of the website or e-mail address printed on
 // the document.
+import { withoutLegalForm } from '../entities/organisations.js';
 import type { LocatedEntity } from '../entities/recognize.js';
 import type { TextLine } from '../entities/text.js';
 
@@ -25,7 +26,7 @@ export function recipientLines(lines: TextLine[]): Set<TextLine> {
 const squash = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '');
 
 /** Second-level names of the domains printed on the document ("azure-interior" from www.azure-interior.com or x@azure-interior.com). */
-function domainNames(entities: LocatedEntity[]): string[] {
+export function domainNames(entities: LocatedEntity[]): string[] {
   const out: string[] = [];
   for (const e of entities) {
     if (e.type !== 'email' && e.type !== 'url') continue;
@@ -43,4 +44,24 @@ export function nameFromDomain(lines: TextLine[], entities: LocatedEntity[], exc
   const firstPage = lines[0]?.page;
   const top = lines.filter((l) => l.page === firstPage && !excluded.has(l)).slice(0, 15);
   return top.find((l) => l.words.length <= 5 && l.words.length >= 1 && !/\d/.test(l.text) && !l.text.includes('@') && domains.includes(squash(l.text))) ?? null;
+}
+
+// Lines that state a company's legal identity: capital, register, registered office.
+const REGISTRATION = /\b(?:au capital|capital social|share capital|rcs|siret|siren|kvk|handelsregister|hrb|amtsgericht|registered office|regd\.? office|registro|sede legale|si[eè]ge social|cin\s*:|company (?:no|number|reg))\b/i;
+
+/**
+ * How much the rest of the document confirms a name as the issuer's (0 to 0.37): it heads the
+ * first page (the issuer's block), the document's own website or e-mail domain spells it, it is
+ * printed again outside the recipient's block, and a registration line (capital, register,
+ * registered office) carries it.
+ */
+export function issuerSupport(name: string, line: TextLine, pageHeight: number, lines: TextLine[], entities: LocatedEntity[], recipient: Set<TextLine>): number {
+  const core = squash(withoutLegalForm(name));
+  if (core.length < 3) return 0;
+  let support = line.page === lines[0]?.page && line.bbox[1] < 0.15 * pageHeight ? 0.07 : 0;
+  if (domainNames(entities).some((d) => d === core || (core.length >= 4 && d.startsWith(core)))) support += 0.12;
+  const again = lines.filter((l) => l !== line && !recipient.has(l) && squash(l.text).includes(core));
+  if (again.length) support += 0.08;
+  if ([line, ...again].some((l) => REGISTRATION.test(l.text))) support += 0.1;
+  return support;
 }

@@ -30,6 +30,8 @@ interface Paid {
   /** Reading order of the first payment line: totals come before it. */
   order: number;
   withChange: boolean;
+  /** The change printed is 0: the amount tendered is the total itself. */
+  exact: boolean;
 }
 
 /** The amount tendered and the change, read with the same label machinery as template fields. */
@@ -48,8 +50,8 @@ function paid(ctx: ScalarContext): Paid | null {
   if (!tendered) return null;
   const change = best(fields[1]!, 1);
   const t = tendered.value as number;
-  if (change && (change.value as number) < t) return { amount: Math.round((t - (change.value as number)) * 100) / 100, order: tendered.order, withChange: true };
-  return { amount: t, order: tendered.order, withChange: false };
+  if (change && (change.value as number) < t) return { amount: Math.round((t - (change.value as number)) * 100) / 100, order: tendered.order, withChange: true, exact: change.value === 0 };
+  return { amount: t, order: tendered.order, withChange: false, exact: false };
 }
 
 /** The line order where summary figures begin (a tax summary heading), or Infinity. */
@@ -66,7 +68,14 @@ const same = (a: unknown, b: number) => typeof a === 'number' && Math.abs(a - b)
  */
 export function weighTotalCandidates(candidates: Candidate[], ctx: ScalarContext): Candidate[] {
   const cut = summaryStart(ctx.lines);
-  const payment = paid(ctx);
+  let payment = paid(ctx);
+  // A total labelled as rounded ("Total After Rounding") within a rounding step of the amount paid
+  // is the total: the difference is a misread tendered amount or change.
+  const rounded = (c: Candidate) => c.source !== 'entity' && typeof c.value === 'number' && Math.abs(c.value - payment!.amount) < 0.05 && /round/i.test(ctx.lines.find((l) => l.order === c.order)?.text ?? '');
+  if (payment?.withChange && !candidates.some((c) => same(c.value, payment!.amount)) && candidates.some(rounded)) payment = null;
+  // With no change given, the amount tendered must be printed before the payment as well; when it
+  // is not, the change (or the tendered amount) was misread and confirms nothing.
+  if (payment?.exact && !ctx.entities.some((e) => e.type === 'money' && e.line.order < payment!.order && same((e.value as { amount: number }).amount, payment!.amount))) payment = null;
   const out = candidates.map((c) => {
     let confidence = c.confidence;
     if (c.order >= cut) confidence *= 0.6;
@@ -76,7 +85,8 @@ export function weighTotalCandidates(candidates: Candidate[], ctx: ScalarContext
     return { ...c, confidence: r3(confidence) };
   });
   if (payment?.withChange && !out.some((c) => same(c.value, payment.amount))) {
-    const printed = ctx.entities.find((e) => e.type === 'money' && e.line.order <= payment.order && same((e.value as { amount: number }).amount, payment.amount));
+    // Printed before the payment lines, not only as the amount tendered.
+    const printed = ctx.entities.find((e) => e.type === 'money' && e.line.order < payment.order && same((e.value as { amount: number }).amount, payment.amount));
     if (printed) out.push({ value: payment.amount, confidence: 0.75, evidence: [{ page: printed.page, bbox: printed.bbox, text: printed.text }], source: 'entity', order: printed.line.order });
   }
   return out;

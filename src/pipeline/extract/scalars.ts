@@ -7,9 +7,10 @@
 import type { LocatedEntity } from '../entities/recognize.js';
 import { type DocPage, type Evidence, type TextLine, locate, rangeConfidence } from '../entities/text.js';
 import type { BBox, Table, TableCell } from '../canonical/model.js';
+import { legalFormOcrFixed } from '../entities/organisations.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
-import { nameFromDomain, recipientLines } from './parties.js';
+import { issuerSupport, nameFromDomain, recipientLines } from './parties.js';
 import { type FieldSpec, labelText, labelTextSimilarity } from './schema-fields.js';
 
 export interface Candidate {
@@ -152,6 +153,12 @@ function fromLine(spec: FieldSpec, ctx: ScalarContext, line: TextLine, start: nu
   };
 }
 
+// Words that make a bare label another thing's: "Order Date", "Due date", "Check-in date", "Sub Total".
+const OTHER_EVENT = /(?:^|[\s|:])(?:sub|order|ordered|delivery|delivered|due|ship|shipping|shipped|dispatch|check[\s-]?in|check[\s-]?out|print|printed|expiry|expiration|birth|start|end|payment|booking|bestell|liefer|commande|livraison|echeance|échéance|pedido|entrega|vencimiento)[\s.:-]*$/i;
+
+/** A one-word label ("Date") right after a word naming another event is that event's label. */
+const namesOtherEvent = (m: LabelMatch) => OTHER_EVENT.test(m.line.text.slice(Math.max(0, m.start - 24), m.start));
+
 /** Candidates from labels printed in lines. `stops` are where other labels begin on each line. */
 export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: LabelMatch[], stops: Map<TextLine, number[]>): Candidate[] {
   const out: Candidate[] = [];
@@ -160,9 +167,11 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     // A single generic word inside running text ("greetings from …") is a weak label.
     const sentence = m.line.words.length > 8 && !/^\s*[:#]/.test(m.line.text.slice(m.end)) && !m.line.inTable;
     const single = !m.line.text.slice(m.start, m.end).trim().includes(' ');
-    const base = (0.55 + 0.4 * m.weight) * (sentence && single ? 0.75 : 1);
+    const base = (0.55 + 0.4 * m.weight) * (sentence && single ? 0.75 : 1) * (single && namesOtherEvent(m) ? 0.8 : 1);
     // A header row of a table ("Booking ID | Payment Mode"): the value is under the label, not after it.
-    const headerRow = m.line.inTable && m.line.text.includes(' | ') && !/\d/.test(m.line.text);
+    // A label announcing its value with ":" in its own cell ("Titulaire du compte : NETPRESSE") is no header.
+    const announced = /^\s*:\s*[\p{L}\p{N}]/u.test(m.line.text.slice(m.end).split(' | ')[0]!);
+    const headerRow = m.line.inTable && m.line.text.includes(' | ') && !/\d/.test(m.line.text) && !announced;
     const nextStop = (stops.get(m.line) ?? []).filter((s) => s >= m.end).sort((a, b) => a - b)[0] ?? m.line.text.length;
     const { text, offset } = afterLabel(m.line, m.end, isText ? nextStop : m.line.text.length);
     // A one-word label of a free-text field ("From", "Client") only counts when it announces a value with ":".
@@ -239,7 +248,9 @@ export function tableCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[
     const sim = keySimilarity(spec, key);
     if (sim < 0.7) continue;
     const right = table.cells.find((c) => c.row === cell.row && c.col === cell.col + cell.col_span);
-    const down = table.cells.find((c) => c.col === cell.col && c.row === cell.row + cell.row_span);
+    // A label heading a column of several values (an item table's "Total") names no single value.
+    const column = table.cells.filter((c) => c.col === cell.col && c.row > cell.row && c.text.trim());
+    const down = column.length > 1 ? undefined : table.cells.find((c) => c.col === cell.col && c.row === cell.row + cell.row_span);
     for (const [target, penalty] of [[right, 0], [down, 0.05]] as const) {
       if (!target || !target.text.trim()) continue;
       const c = coerce(spec, target.text, ctx.coerce);
@@ -266,15 +277,50 @@ function entityCandidate(e: LocatedEntity, value: unknown, confidence: number): 
  * onto the next after a trailing "&": short capitalised lines without digits join it.
  */
 function organisationCandidate(ctx: ScalarContext, org: LocatedEntity): Candidate {
+  const sameRow = nameOnOneRow(org);
+  if (sameRow) return sameRow;
   const i = ctx.lines.indexOf(org.line);
   const nameLike = (l: TextLine | undefined) => !!l && l.page === org.line.page && !/\d/.test(l.text) && l.words.length <= 4 && /^[\p{Lu}\s&.,'()-]+$/u.test(l.text) && !TITLE_WORDS.test(l.text);
   const parts: { line: TextLine; start: number; end: number }[] = [{ line: org.line, start: org.start, end: org.end }];
   const before = ctx.lines[i - 1];
-  if (org.start === 0 && nameLike(before) && /^(?:CO\.?|COMPANY|\(M\)|&|AND)\s/i.test(org.line.text)) parts.unshift({ line: before!, start: 0, end: before!.text.length });
+  if (org.start === 0 && nameLike(before) && /^(?:C[O0]\.?|COMPANY|\(M\)|&|AND)\s/i.test(org.line.text)) parts.unshift({ line: before!, start: 0, end: before!.text.length });
   const after = ctx.lines[i + 1];
   if (/&$/.test(org.line.text.slice(0, org.end).trim()) && nameLike(after)) parts.push({ line: after!, start: 0, end: after!.text.length });
-  const value = parts.map((p) => p.line.text.slice(p.start, p.end)).join(' ');
+  const value = legalFormOcrFixed(parts.map((p) => p.line.text.slice(p.start, p.end)).join(' '));
   return { value, confidence: r3(0.55 * org.confidence), evidence: parts.map((p) => locate(p.line, p.start, p.end)), source: 'entity', order: parts[0]!.line.order };
+}
+
+/**
+ * A line that layout merged from two stacked rows ("Coolblue B.V." over "Weena 664") reads the
+ * name with the street inside it: the name is the words on the legal form's own row, left to right.
+ */
+function nameOnOneRow(org: LocatedEntity): Candidate | null {
+  const words = org.line.words.filter((w) => w.start >= org.start && w.end <= org.end);
+  const suffix = words[words.length - 1];
+  if (!suffix || words.length < 3) return null;
+  const centre = (b: BBox) => (b[1] + b[3]) / 2;
+  const onRow = words.filter((w) => Math.abs(centre(w.bbox) - centre(suffix.bbox)) <= 0.5 * heightOf(suffix.bbox));
+  if (onRow.length === words.length || onRow.length < 2) return null;
+  onRow.sort((a, b) => a.bbox[0] - b.bbox[0]);
+  const bbox = onRow.reduce<BBox>((b, w) => [Math.min(b[0], w.bbox[0]), Math.min(b[1], w.bbox[1]), Math.max(b[2], w.bbox[2]), Math.max(b[3], w.bbox[3])], [...onRow[0]!.bbox] as BBox);
+  const value = legalFormOcrFixed(onRow.map((w) => w.text).join(' '));
+  const confidence = onRow.reduce((sum, w) => sum + w.confidence, 0) / onRow.length;
+  return { value, confidence: r3(0.55 * confidence), evidence: [{ page: org.page, bbox, text: value }], source: 'entity', order: org.line.order };
+}
+
+const LEGAL_FORM_LINE = /^(?:SDN\.?\s?[B8]H[D0O]\.?|BHD\.?|BERHAD|GMBH|LTD\.?|LIMITED|B\.V\.|S\.A\.S?\.?|INC\.?|LLC)$/i;
+
+/** A legal form printed on a line of its own under the name ("PASARAYA BORONG PINTAR" / "SDN BHD"). */
+function legalFormAlone(ctx: ScalarContext, page: number | undefined, recipient: Set<TextLine>): Candidate | null {
+  const top = ctx.lines.filter((l) => l.page === page).slice(0, 8);
+  const i = top.findIndex((l, k) => k > 0 && LEGAL_FORM_LINE.test(l.text.trim()) && !recipient.has(l));
+  if (i < 1) return null;
+  const name = top[i - 1]!;
+  const form = top[i]!;
+  if (/\d/.test(name.text) || !/\p{L}{3}/u.test(name.text) || TITLE_WORDS.test(name.text)) return null;
+  const value = legalFormOcrFixed(`${name.text} ${form.text.trim()}`);
+  const confidence = (rangeConfidence(name, 0, name.text.length) + rangeConfidence(form, 0, form.text.length)) / 2;
+  return { value, confidence: r3(0.55 * confidence), evidence: [locate(name, 0, name.text.length), locate(form, 0, form.text.length)], source: 'entity', order: name.order };
 }
 
 const TITLE_WORDS = /^(?:(?:simplified|full|official|original)\s)?(?:tax\s)?(?:invoice|receipt|rechnung|facture|factura|factuur|fattura|quittung|beleg|recu|recibo|bon|payment receipt|official receipt|copy|kopie|page|seite)\b/i;
@@ -317,10 +363,19 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       const recipient = recipientLines(ctx.lines);
       const named = nameFromDomain(ctx.lines, entities, recipient);
       const fromDomain: Candidate[] = named ? [{ value: named.text, confidence: r3(0.72 * rangeConfidence(named, 0, named.text.length)), evidence: [locate(named, 0, named.text.length)], source: 'entity', order: named.order }] : [];
-      const org = entities.find((e) => e.type === 'organization' && e.page === firstPage && !recipient.has(e.line));
-      if (org) return [...fromDomain, organisationCandidate(ctx, org)];
+      const alone = legalFormAlone(ctx, firstPage, recipient);
+      const found = entities.find((e) => e.type === 'organization' && e.page === firstPage && !recipient.has(e.line));
+      // The earlier of the two in reading order: the heading is printed first.
+      const org = found && (!alone || found.line.order < alone.order) ? found : undefined;
+      if (org) {
+        const candidate = organisationCandidate(ctx, org);
+        const support = issuerSupport(String(candidate.value), org.line, ctx.pages[0]?.height ?? 0, ctx.lines, entities, recipient);
+        return [...fromDomain, { ...candidate, confidence: r3(candidate.confidence + support) }];
+      }
+      if (alone) return [...fromDomain, alone];
       if (fromDomain.length) return fromDomain;
-      const line = ctx.lines.find((l) => l.page === firstPage && /\p{L}{3}/u.test(l.text) && !TITLE_WORDS.test(l.text) && !recipient.has(l));
+      // A line in lower case only is a note or a name written on the document, not a company's heading.
+      const line = ctx.lines.find((l) => l.page === firstPage && /\p{L}{3}/u.test(l.text) && /\p{Lu}/u.test(l.text) && !TITLE_WORDS.test(l.text) && !recipient.has(l));
       if (!line) return [];
       const parts = [line];
       const next = ctx.lines[ctx.lines.indexOf(line) + 1];

@@ -55,7 +55,7 @@ export const CONCEPTS: Concept[] = [
     id: 'total',
     names: ['amount', 'total', 'total amount', 'grand total', 'amount due', 'amount total', 'total due', 'gross', 'gross amount', 'total gross', 'invoice total', 'balance due', 'amount payable', 'total incl tax', 'total price'],
     labels: [
-      'grand total', 'total amount due', 'total amount', 'amount due', 'total due', 'balance due', 'amount payable', 'invoice total', 'total for this invoice', 'total incl',
+      'grand total', 'bill amount', 'invoice amount', 'factuurbedrag', 'montant de la facture', 'importe de la factura', 'total amount due', 'total amount', 'amount due', 'total due', 'balance due', 'amount payable', 'invoice total', 'total for this invoice', 'total incl',
       'total including', 'total inc', 'rounded total', 'nett total', 'net total rm', 'total rm', 'total sales', 'total', 'gesamtbetrag', 'gesamtsumme', 'rechnungsbetrag',
       'endbetrag', 'bruttobetrag', 'zu zahlen', 'summe', 'gesamt', 'total eur', 'montant ttc', 'total ttc', 'net a payer', 'somme a payer', 'montant total', 'total facture',
       'montant du', 'importe total', 'total a pagar', 'total factura', 'importe', 'totaal', 'factuur totaal', 'te betalen', 'totaalbedrag', 'totale', 'totale fattura',
