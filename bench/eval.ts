@@ -28,6 +28,7 @@ import { closeOcrEngines } from '../src/pipeline/ocr/index.js';
 import { type Scores, equal, normalise, sameCompany, scoreDocument, summarise, total } from './lib/field-score.js';
 import { NOT_ON_DOCUMENT, templateSchemaFor } from './lib/invoice-template.js';
 import { ocrCanonical } from './lib/ocr-cache.js';
+import { SROIE_SCHEMA, sroieDocument } from './lib/sroie.js';
 import { type Slice, sliceOf } from './lib/split.js';
 import { assemble } from '../src/pipeline/canonical/assemble.js';
 import type { KeyValue } from '../src/pipeline/canonical/model.js';
@@ -113,34 +114,8 @@ async function invoice2data() {
 
 // ---------------------------------------------------------------- SROIE
 
-function sroieDocument(file: string): DocInput {
-  const lines: LineInput[] = [];
-  for (const row of readFileSync(file, 'utf8').split(/\r?\n/)) {
-    const parts = row.split(',');
-    if (parts.length < 9) continue;
-    const nums = parts.slice(0, 8).map(Number);
-    const text = parts.slice(8).join(',').trim();
-    if (!text || nums.some((n) => !Number.isFinite(n))) continue;
-    const xs = [nums[0]!, nums[2]!, nums[4]!, nums[6]!];
-    const ys = [nums[1]!, nums[3]!, nums[5]!, nums[7]!];
-    lines.push({ text, bbox: [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)] as BBox });
-  }
-  lines.sort((a, b) => a.bbox![1] - b.bbox![1] || a.bbox![0] - b.bbox![0]);
-  return documentFromLines(lines, pageSizeOf(lines));
-}
-
-/** The receipt's size: the box lines are in image pixels, the page is as wide as its text reaches. */
-const pageSizeOf = (lines: LineInput[]) => ({ width: Math.max(1000, ...lines.map((l) => l.bbox![2])), height: Math.max(1000, ...lines.map((l) => l.bbox![3])) });
-
-const SROIE_SCHEMA = {
-  type: 'object',
-  properties: {
-    company: { type: 'string' },
-    date: { type: 'string', format: 'date' },
-    address: { type: 'string' },
-    total: { type: 'number' },
-  },
-};
+/** A receipt's ground-truth box file as a text document. */
+const sroieFile = (file: string): DocInput => sroieDocument(readFileSync(file, 'utf8'));
 
 const sroieKeys = () => readdirSync(new URL('sroie/key/', DATA)).filter((f) => f.endsWith('.json')).sort();
 
@@ -158,7 +133,7 @@ function sroie() {
   for (const key of keys) {
     const id = key.replace(/\.json$/, '');
     const slice = sliceOf(id);
-    const out = runExtraction(sroieDocument(path(`sroie/box/${id}.csv`)), template(SROIE_SCHEMA));
+    const out = runExtraction(sroieFile(path(`sroie/box/${id}.csv`)), template(SROIE_SCHEMA));
     scoreDocument(scores[slice], sroieTruth(key), out.extraction.data, sroieSame);
     calibrate(calib, slice, sroieTruth(key), out.extraction.fields, sroieSame);
   }
@@ -447,7 +422,7 @@ function printClassification(c: Awaited<ReturnType<typeof classificationEval>>) 
 async function main() {
   const started = Date.now();
   if (process.argv.includes('--only-classification')) {
-    printClassification(await classificationEval({ sroie: sroieDocument, funsd: (f) => funsdDocument(JSON.parse(readFileSync(f, 'utf8')).form) }));
+    printClassification(await classificationEval({ sroie: sroieFile, funsd: (f) => funsdDocument(JSON.parse(readFileSync(f, 'utf8')).form) }));
     return;
   }
   if (process.argv.includes('--only-funsd')) {
@@ -490,7 +465,7 @@ async function main() {
   const kvWords = kvReport('FUNSD canonical key_values from the annotation words (layout alone)', (await funsdKeyValues('words')).scores);
   const kvOcr = process.argv.includes('--funsd-ocr') ? kvReport('FUNSD canonical key_values through OCR (form image → OCR → layout)', (await funsdKeyValues('ocr')).scores) : null;
   if (srOcr || kvOcr) await closeOcrEngines();
-  const classification = await classificationEval({ sroie: sroieDocument, funsd: (f) => funsdDocument(JSON.parse(readFileSync(f, 'utf8')).form) });
+  const classification = await classificationEval({ sroie: sroieFile, funsd: (f) => funsdDocument(JSON.parse(readFileSync(f, 'utf8')).form) });
   printClassification(classification);
   const time = process.argv.includes('--no-timing') ? [] : await timing();
   console.log('\nextraction vs canonical time, 10 pages:');
