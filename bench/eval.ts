@@ -20,7 +20,6 @@ import { fileURLToPath } from 'node:url';
 import type { BBox } from '../src/pipeline/canonical/model.js';
 import { parseDate } from '../src/pipeline/entities/dates.js';
 import { parseAmount } from '../src/pipeline/entities/money.js';
-import { type LineInput, documentFromLines } from '../src/pipeline/entities/text-doc.js';
 import type { DocInput } from '../src/pipeline/entities/text.js';
 import { type ExtractionTemplate, runExtraction } from '../src/pipeline/extract/index.js';
 import { runCanonical, toCanonicalJson } from '../src/pipeline/index.js';
