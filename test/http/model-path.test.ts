@@ -226,6 +226,23 @@ describe('re-extraction', () => {
   });
 });
 
+describe('checks on model values', () => {
+  it('holds a value a failed arithmetic rule contradicts below the floor, even at warning severity', async () => {
+    const t = await call('POST', '/v1/templates', admin, {
+      name: 'invoice-total-check',
+      json_schema: SCHEMA,
+      validation_rules: [{ kind: 'arithmetic', severity: 'warn', params: { expression: 'total = 1' }, message: 'The total does not add up.' }],
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(201);
+    vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null }));
+    const job = await processInvoice(member, t.body.id);
+    expect(job.status).toBe('needs_review');
+    expect(job.result.extraction.data.total).toBe(TRUTH.amount);
+    expect(job.result.extraction.fields.total.confidence).toBeLessThan(0.7);
+    expect(job.result.extraction.review_reasons).toContain('low_confidence:total');
+  });
+});
+
 describe('judge mode with a judge endpoint', () => {
   it('a second model extracts independently; its disagreement opens a review', async () => {
     await setInfra('judge', `${judge.url}/v1`, JUDGE_KEY);

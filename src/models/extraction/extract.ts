@@ -6,11 +6,10 @@
 // embedded path's own.
 import { type Entity } from '../../pipeline/entities/recognize.js';
 import { type DocInput, type Evidence, textLines } from '../../pipeline/entities/text.js';
-import { type ExtractionOutput, type ExtractionPolicy, type ExtractionTemplate, type FieldResult, type ReviewThresholds, agreementOf, decide, runExtraction, runRules, schemaFields } from '../../pipeline/extract/index.js';
+import { type ExtractionOutput, type ExtractionPolicy, type ExtractionTemplate, type FieldResult, agreementOf, runExtraction, schemaFields, validateAndDecide } from '../../pipeline/extract/index.js';
 import type { FieldSpec } from '../../pipeline/extract/schema-fields.js';
 import { genericPath } from '../../pipeline/extract/paths.js';
 import { type PostProcessing, postProcess } from '../../pipeline/extract/postprocess.js';
-import type { Rule } from '../../pipeline/extract/rule-kinds.js';
 import type { ModelPrice } from '../endpoint-config.js';
 import { ModelCallError } from '../backends/errors.js';
 import type { ModelAnswer, ModelClient, PageImage } from '../backends/types.js';
@@ -310,20 +309,7 @@ export async function runModelExtraction(input: ModelExtractionInput): Promise<M
     judge = { method: judgeReading ? 'judge_model' : 'second_reading', agreement, disagreements };
   }
 
-  const outcome = runRules((template.validation_rules ?? []) as Rule[], data, input.now);
-  const thresholds = template.review_thresholds && Object.keys(template.review_thresholds).length ? (template.review_thresholds as ReviewThresholds) : null;
-  const decided = decide({
-    confidences,
-    agreement,
-    validation: outcome.entries,
-    rejected: outcome.rejected,
-    thresholds,
-    policy: {
-      review_confidence_floor: policy.review_confidence_floor ?? 0.7,
-      review_agreement_floor: policy.review_agreement_floor ?? 0.8,
-      review_warn_count_threshold: policy.review_warn_count_threshold ?? 3,
-    },
-  });
+  const { outcome, decision: decided } = validateAndDecide(template, policy, data, fieldResults, confidences, agreement, input.now);
   const reasons = [...decided.review_reasons, ...ungrounded.map((p) => `ungrounded:${p}`)];
   const decision = { ...decided, review_reasons: reasons, status: decided.status === 'rejected' ? ('rejected' as const) : reasons.length ? ('needs_review' as const) : ('completed' as const) };
 

@@ -237,6 +237,38 @@ function holdContradicted(rules: Rule[], entries: ValidationEntry[], results: Re
   }
 }
 
+/**
+ * The template's rules on the final data, a contradicted value held below the floor, then the
+ * review decision: the last step of the embedded and the model paths alike.
+ */
+export function validateAndDecide(
+  template: ExtractionTemplate,
+  policy: ExtractionPolicy,
+  data: Parameters<typeof runRules>[1],
+  results: Record<string, FieldResult>,
+  confidences: Record<string, number>,
+  agreement: Record<string, number> | null,
+  now?: Date,
+) {
+  const rules = (template.validation_rules ?? []) as Rule[];
+  const outcome = runRules(rules, data, now);
+  holdContradicted(rules, outcome.entries, results, confidences);
+  const thresholds = template.review_thresholds && Object.keys(template.review_thresholds).length ? (template.review_thresholds as ReviewThresholds) : null;
+  const decision = decide({
+    confidences,
+    agreement,
+    validation: outcome.entries,
+    rejected: outcome.rejected,
+    thresholds,
+    policy: {
+      review_confidence_floor: policy.review_confidence_floor ?? 0.7,
+      review_agreement_floor: policy.review_agreement_floor ?? 0.8,
+      review_warn_count_threshold: policy.review_warn_count_threshold ?? 3,
+    },
+  });
+  return { outcome, decision };
+}
+
 /** Runs the embedded extractor, post-processing, validation and the review decision. */
 export function runExtraction(canonical: DocInput, template: ExtractionTemplate, policy: ExtractionPolicy = {}, options: ExtractionOptions = {}): ExtractionOutput {
   const lines = textLines(canonical);
@@ -318,22 +350,7 @@ export function runExtraction(canonical: DocInput, template: ExtractionTemplate,
     });
   }
 
-  const rules = (template.validation_rules ?? []) as Rule[];
-  const outcome = runRules(rules, finalData, options.now);
-  holdContradicted(rules, outcome.entries, fieldResults, confidences);
-  const thresholds = template.review_thresholds && Object.keys(template.review_thresholds).length ? (template.review_thresholds as ReviewThresholds) : null;
-  const decision = decide({
-    confidences,
-    agreement: options.agreement ?? null,
-    validation: outcome.entries,
-    rejected: outcome.rejected,
-    thresholds,
-    policy: {
-      review_confidence_floor: policy.review_confidence_floor ?? 0.7,
-      review_agreement_floor: policy.review_agreement_floor ?? 0.8,
-      review_warn_count_threshold: policy.review_warn_count_threshold ?? 3,
-    },
-  });
+  const { outcome, decision } = validateAndDecide(template, policy, finalData, fieldResults, confidences, options.agreement ?? null, options.now);
 
   return {
     entities: policy.generic_entities_enabled ?? true ? located.map(publicEntity) : [],
