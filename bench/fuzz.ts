@@ -114,6 +114,7 @@ for (let i = 0; i < cases; i++) {
   if (ms > slowest.ms) slowest = { ms, name: `#${i} ${label}` };
   outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
   if (outcome.startsWith('CRASH') || outcome.startsWith('UNCODED')) process.stdout.write(`case #${i} ${label}: ${outcome}\n`);
+  if ((i + 1) % 50 === 0) process.stderr.write(`  ${i + 1}/${cases} cases, ${Math.round((Date.now() - started) / 1000)} s\n`);
 }
 const idleAfter = await idleRss();
 clearInterval(sampler);
