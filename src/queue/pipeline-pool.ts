@@ -107,7 +107,10 @@ class PipelineThread {
   async run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
     this.busy = true;
     try {
-      if (this.retiring) await this.retiring;
+      // A recycled thread frees its engines before the next one starts; a cancel or timeout
+      // meanwhile takes effect at once.
+      if (this.retiring) await Promise.race([this.retiring, untilAborted(options.signal)]);
+      if (options.signal.aborted) throw abortFailure(options.abortKind());
       return await this.runOn(this.ensure(), task, options);
     } finally {
       this.busy = false;
@@ -206,6 +209,10 @@ async function retire(worker: Worker, ackMs: number): Promise<void> {
   });
   await gates.get(worker)?.close(CLOSE_GRACE_MS);
   await worker.terminate();
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 }
 
 function abortFailure(kind: AbortKind): PipelineFailure {
