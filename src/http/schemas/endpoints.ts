@@ -20,11 +20,8 @@ const Price = Type.Object(
 );
 const CredentialKeys = Type.Record(Type.String(), Type.Literal('set'), { description: 'Each credential key that is set, never its value.' });
 
-export const ForgeEndpointCreateBody = Type.Object({
-  name: Name,
-  backend: Type.String({ description: 'anthropic, bedrock, vertex or custom_url' }),
-  model: Type.String({ minLength: 1, maxLength: 256 }),
-  credentials: CredentialsPayload,
+/** What a forge endpoint's create and update bodies both set, besides its name, model and credentials. */
+const ForgeEndpointSettings = {
   base_url: Type.Optional(Text),
   aws_region: Type.Optional(Text),
   gcp_project: Type.Optional(Text),
@@ -32,6 +29,14 @@ export const ForgeEndpointCreateBody = Type.Object({
   default_max_budget_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   default_max_turns: Type.Optional(Type.Number({ minimum: 1 })),
   price_per_mtok: Type.Optional(Nullable(Price)),
+};
+
+export const ForgeEndpointCreateBody = Type.Object({
+  name: Name,
+  backend: Type.String({ description: 'anthropic, bedrock, vertex or custom_url' }),
+  model: Type.String({ minLength: 1, maxLength: 256 }),
+  credentials: CredentialsPayload,
+  ...ForgeEndpointSettings,
   is_default_for_tenant: Type.Optional(Type.Boolean()),
   tenant_id: Type.Optional(Type.String({ minLength: 2, maxLength: 63 })),
 });
@@ -39,13 +44,7 @@ export const ForgeEndpointCreateBody = Type.Object({
 export const ForgeEndpointUpdateBody = Type.Object({
   name: Type.Optional(Name),
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  base_url: Type.Optional(Text),
-  aws_region: Type.Optional(Text),
-  gcp_project: Type.Optional(Text),
-  gcp_region: Type.Optional(Text),
-  default_max_budget_usd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-  default_max_turns: Type.Optional(Type.Number({ minimum: 1 })),
-  price_per_mtok: Type.Optional(Nullable(Price)),
+  ...ForgeEndpointSettings,
   credentials: Type.Optional(Nullable(CredentialsPayload)),
 });
 
