@@ -72,7 +72,7 @@ describe('webhook destination', () => {
 
     if (retried.job_id) {
       const job = await h.request('GET', `/v1/documents/${retried.job_id}`, { token: admin });
-      expect(job.body.deliveries).toEqual([expect.objectContaining({ delivery_id: retried.id, connection_id: id, status: 'delivered', attempts: 2, last_error: null, delivered_at: expect.any(String) })]);
+      expect(job.body.deliveries).toEqual([expect.objectContaining({ delivery_id: retried.id, connection_id: id, status: 'delivered', attempts: 2, last_error: null, delivered_at: retried.delivered_at!.toISOString(), created_at: retried.created_at.toISOString() })]);
     }
   });
 });
