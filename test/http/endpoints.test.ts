@@ -92,6 +92,9 @@ describe('forge endpoints', () => {
     const priced = await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { price_per_mtok: { input: 3, output: 15 } } });
     expect(priced.body).toMatchObject({ price_per_mtok: { input: 3, output: 15 }, default_max_turns: 2.5 });
     expect((await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { price_per_mtok: { input: -1, output: 15 } } })).status).toBe(422);
+    const absurd = await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { price_per_mtok: { input: 3, output: 1e308 } } });
+    expect(absurd.status).toBe(422);
+    expect(JSON.stringify(absurd.body)).toContain('price_per_mtok');
     expect((await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { price_per_mtok: null } })).body.price_per_mtok).toBeNull();
 
     for (const res of [first, second, list, made, renamed, rotated]) noSecretsIn(res.body);
@@ -184,6 +187,11 @@ describe('infrastructure endpoints', () => {
     // A PUT without credentials keeps them (same backend); a wrong key makes the test fail plainly.
     const kept = await h.request('PUT', '/v1/admin/platform/infra/vlm', { token: root, body: { ...customUrl(), credentials: undefined, timeout_seconds: 30 } });
     expect(kept.body).toMatchObject({ credentials: { api_key: 'set' }, timeout_seconds: 30 });
+    const overpriced = await h.request('PUT', '/v1/admin/platform/infra/vlm', { token: root, body: { ...customUrl(), price_per_mtok: { input: 1e308, output: 1 } } });
+    expect(overpriced.status).toBe(422);
+    // Refused as a whole: the endpoint keeps its price.
+    const again = await h.request('PUT', '/v1/admin/platform/infra/vlm', { token: root, body: { ...customUrl(), credentials: undefined, timeout_seconds: 30 } });
+    expect(again.body.price_per_mtok).toEqual({ input: 0.1, output: 0.2 });
     await h.request('PUT', '/v1/admin/platform/infra/judge', { token: root, body: { ...customUrl(), credentials: { api_key: 'sk-wrong-key' } } });
     const failed = await h.request('POST', '/v1/admin/platform/infra/judge/test', { token: root });
     expect(failed.body).toMatchObject({ ok: false, detail: expect.stringContaining('HTTP 401') });

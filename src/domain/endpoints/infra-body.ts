@@ -7,6 +7,7 @@ import { Nullable } from '../../lib/schema-types.js';
 import { compileBodyValidator, toValidationItems } from '../../lib/json-schema.js';
 import type { ModelBackend } from '../../models/endpoint-config.js';
 import { checkModelEndpoint, httpUrlProblem } from './backends.js';
+import { ModelPriceBody } from './price-schema.js';
 import { type InfraSettings, MODEL_RETRIES_DEFAULT, MODEL_TIMEOUT_DEFAULT, OCR_TIMEOUT_DEFAULT } from './infra-settings.js';
 
 const OptionalText = Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2048 })));
@@ -23,7 +24,7 @@ export const ModelInfraBody = Type.Object(
     credentials: Type.Optional(Type.Object({}, { additionalProperties: true })),
     timeout_seconds: Timeout,
     max_retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
-    price_per_mtok: Type.Optional(Nullable(Type.Object({ input: Type.Number({ minimum: 0 }), output: Type.Number({ minimum: 0 }) }, { additionalProperties: false }))),
+    price_per_mtok: Type.Optional(Nullable(ModelPriceBody)),
   },
   { additionalProperties: false },
 );

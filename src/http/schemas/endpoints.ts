@@ -2,6 +2,7 @@
 // decisions.md "Connections and endpoints"). Credentials are write-only: records show their keys.
 import { Type } from 'typebox';
 import { INFRA_TYPES } from '../../db/endpoints-schema.js';
+import { ModelPriceBody } from '../../domain/endpoints/price-schema.js';
 import { Nullable, StringEnum, Timestamp } from './common.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 128 });
@@ -14,10 +15,7 @@ const CredentialsPayload = Type.Record(
       'Per backend: anthropic {api_key}; bedrock {access_key_id, secret_access_key, session_token?}; vertex {service_account_json}; custom_url {api_key?}. Never returned.',
   },
 );
-const Price = Type.Object(
-  { input: Type.Number({ minimum: 0 }), output: Type.Number({ minimum: 0 }) },
-  { additionalProperties: false, description: 'US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0)' },
-);
+const Price = ModelPriceBody;
 const CredentialKeys = Type.Record(Type.String(), Type.Literal('set'), { description: 'Each credential key that is set, never its value.' });
 
 /** What a forge endpoint's create and update bodies both set, besides its name, model and credentials. */

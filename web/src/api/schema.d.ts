@@ -2451,7 +2451,7 @@ export interface operations {
                             is_default_for_tenant: boolean;
                             model: string;
                             name: string;
-                            /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                            /** @description US dollars per million input and output tokens (at most 10,000 each); what the calls cost (null: recorded at $0) */
                             price_per_mtok: {
                                 input: number;
                                 output: number;
@@ -2491,7 +2491,7 @@ export interface operations {
                     is_default_for_tenant?: boolean;
                     model: string;
                     name: string;
-                    /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                    /** @description US dollars per million input and output tokens (at most 10,000 each); what the calls cost (null: recorded at $0) */
                     price_per_mtok?: {
                         input: number;
                         output: number;
@@ -2525,7 +2525,7 @@ export interface operations {
                         is_default_for_tenant: boolean;
                         model: string;
                         name: string;
-                        /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                        /** @description US dollars per million input and output tokens (at most 10,000 each); what the calls cost (null: recorded at $0) */
                         price_per_mtok: {
                             input: number;
                             output: number;
@@ -2573,7 +2573,7 @@ export interface operations {
                         is_default_for_tenant: boolean;
                         model: string;
                         name: string;
-                        /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                        /** @description US dollars per million input and output tokens (at most 10,000 each); what the calls cost (null: recorded at $0) */
                         price_per_mtok: {
                             input: number;
                             output: number;
@@ -2610,7 +2610,7 @@ export interface operations {
                     gcp_region?: string;
                     model?: string;
                     name?: string;
-                    /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                    /** @description US dollars per million input and output tokens (at most 10,000 each); what the calls cost (null: recorded at $0) */
                     price_per_mtok?: {
                         input: number;
                         output: number;
@@ -2643,7 +2643,7 @@ export interface operations {
                         is_default_for_tenant: boolean;
                         model: string;
                         name: string;
-                        /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                        /** @description US dollars per million input and output tokens (at most 10,000 each); what the calls cost (null: recorded at $0) */
                         price_per_mtok: {
                             input: number;
                             output: number;
@@ -2711,7 +2711,7 @@ export interface operations {
                         is_default_for_tenant: boolean;
                         model: string;
                         name: string;
-                        /** @description US dollars per million input and output tokens; what forge iterations cost (null: recorded at $0) */
+                        /** @description US dollars per million input and output tokens (at most 10,000 each); what the calls cost (null: recorded at $0) */
                         price_per_mtok: {
                             input: number;
                             output: number;
