@@ -306,9 +306,14 @@ async function readPath(serverUrl: string, seconds: number) {
     for (const [label, id] of [['one_page', small]] as const) {
       const { Session } = await import('node:inspector/promises');
       const session = new Session(); session.connect();
-      await session.post('Profiler.enable'); await session.post('Profiler.start');
-      const quire = await cannon(`${s.baseUrl}/v1/documents/${id}`, s.token, seconds);
+      await session.post('Profiler.enable');
+      for (let i = 0; i < 300; i++) await s.app.inject({ method: 'GET', url: `/v1/documents/${id}`, headers: { authorization: `Bearer ${s.token}` } });
+      await session.post('Profiler.start');
+      const t0 = performance.now();
+      for (let i = 0; i < 3000; i++) await s.app.inject({ method: 'GET', url: `/v1/documents/${id}`, headers: { authorization: `Bearer ${s.token}` } });
+      log(`inject: ${((performance.now() - t0) / 3000).toFixed(3)} ms per request`);
       const { profile } = await session.post('Profiler.stop');
+      const quire = await cannon(`${s.baseUrl}/v1/documents/${id}`, s.token, 1);
       writeFileSync('/tmp/quire-read.cpuprofile', JSON.stringify(profile));
       const anchor = await cannon(`${bare.baseUrl}/bare/${id}`, s.token, seconds);
       const ratio = round(quire.requests_per_s / anchor.requests_per_s, 3);

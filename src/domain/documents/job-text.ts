@@ -10,6 +10,7 @@ import type { Delivery } from '../../db/connections-schema.js';
 import type { Db } from '../../db/database.js';
 import type { Principal } from '../identity/principal.js';
 import { notFound } from '../../lib/errors.js';
+import { ReusableQuery } from '../../db/reusable-query.js';
 import { SUMMARY_COLUMNS } from './jobs.repository.js';
 
 /** Rows aggregated as JSON carry timestamps as text; these fields become Dates again. */
@@ -23,8 +24,8 @@ function reviveTimestamps<T>(rows: unknown[], fields: readonly string[]): T[] {
   return rows as T[];
 }
 
-export async function getJobWithResultText(db: Db, p: Principal, jobId: string) {
-  const row = await db
+const jobRecordQuery = new ReusableQuery((db: Db, value: (name: 'tenantId' | 'jobId') => string) =>
+  db
     .selectFrom('jobs')
     .select(SUMMARY_COLUMNS)
     .select(sql<string | null>`result::text`.as('result_text'))
@@ -34,7 +35,7 @@ export async function getJobWithResultText(db: Db, p: Principal, jobId: string) 
         eb
           .selectFrom('artifacts')
           .selectAll()
-          .where('artifacts.tenant_id', '=', p.tenantId)
+          .where('artifacts.tenant_id', '=', value('tenantId'))
           .whereRef('artifacts.job_id', '=', 'jobs.id')
           .orderBy('artifacts.created_at')
           .orderBy('artifacts.kind')
@@ -45,15 +46,18 @@ export async function getJobWithResultText(db: Db, p: Principal, jobId: string) 
         eb
           .selectFrom('deliveries')
           .selectAll()
-          .where('deliveries.tenant_id', '=', p.tenantId)
+          .where('deliveries.tenant_id', '=', value('tenantId'))
           .whereRef('deliveries.job_id', '=', 'jobs.id')
           .where('deliveries.kind', '=', 'job')
           .orderBy('deliveries.id'),
       ).as('delivery_rows'),
     ])
-    .where('tenant_id', '=', p.tenantId)
-    .where('id', '=', jobId)
-    .executeTakeFirst();
+    .where('tenant_id', '=', value('tenantId'))
+    .where('id', '=', value('jobId')),
+);
+
+export async function getJobWithResultText(db: Db, p: Principal, jobId: string) {
+  const [row] = await jobRecordQuery.execute(db, { tenantId: p.tenantId, jobId });
   if (!row) throw notFound(`Job ${jobId}`);
   const { result_text: resultText, artifact_rows, delivery_rows, ...job } = row;
   return {
