@@ -8,7 +8,8 @@
 //  3. queue: N one-page PDFs queued, then drained by worker processes, against the in-process
 //     pipeline's pages/s with the same number of threads; 1 worker process against 2.
 // Needs DATABASE_URL (a PostgreSQL where it may create and drop a scratch database).
-// Options: --queue-docs N (default 1000), --seconds S per autocannon run (default 8), --only a,b.
+// Options: --queue-docs N (default 1000), --seconds S per autocannon run (default 8), --only a,b,
+// --cpu-profile DIR (a CPU profile of the API during each read-path run).
 // Results: bench/results/service-latest.json.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -35,7 +36,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA = fileURLToPath(new URL('../../shared/data/', import.meta.url));
 const cores = availableParallelism();
 const { values: opts } = parseArgs({
-  options: { 'queue-docs': { type: 'string', default: '1000' }, seconds: { type: 'string', default: '8' }, only: { type: 'string' } },
+  options: { 'queue-docs': { type: 'string', default: '1000' }, seconds: { type: 'string', default: '8' }, only: { type: 'string' }, 'cpu-profile': { type: 'string' } },
   allowPositionals: true,
 });
 const only = opts.only ? new Set(opts.only.split(',')) : null;
@@ -294,6 +295,26 @@ async function bareRoute(url: string): Promise<{ baseUrl: string; close: () => P
   return { baseUrl: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, close: async () => (await app.close(), await pool.end()) };
 }
 
+/** With --cpu-profile DIR, a V8 CPU profile of this process (the API under load) while `fn` runs. */
+async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  if (!opts['cpu-profile']) return fn();
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await fn();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(opts['cpu-profile'], { recursive: true });
+    const file = path.join(opts['cpu-profile'], `${name}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+    log(`CPU profile: ${file} (open in Chrome DevTools or speedscope)`);
+  }
+}
+
 async function readPath(serverUrl: string, seconds: number) {
   const s = await startService(serverUrl, cores);
   const bare = await bareRoute(s.url);
@@ -304,7 +325,7 @@ async function readPath(serverUrl: string, seconds: number) {
     await s.workers?.stop(0);
     const out: Record<string, unknown> = {};
     for (const [label, id] of [['one_page', small], ['sixty_five_pages', large]] as const) {
-      const quire = await cannon(`${s.baseUrl}/v1/documents/${id}`, s.token, seconds);
+      const quire = await profiled(`read-path-${label}`, () => cannon(`${s.baseUrl}/v1/documents/${id}`, s.token, seconds));
       const anchor = await cannon(`${bare.baseUrl}/bare/${id}`, s.token, seconds);
       const ratio = round(quire.requests_per_s / anchor.requests_per_s, 3);
       out[label] = { quire, bare_fastify_pg: anchor, ratio, goal: 0.5, p99_goal_ms: 10 };
