@@ -7,7 +7,8 @@
 // - layout: where blocks of each type sit on the first page, on a coarse grid;
 // - shape: counts (words, key-values, tables, headings, list items, pages), orientation, source,
 //   and the density of the page: how much of it sits in tables, how much of it is numbers, how
-//   many table columns hold numbers, how many amounts and dates it prints.
+//   many table columns hold numbers, how many amounts, dates and identifiers it prints, how
+//   much of it is running sentences.
 import type { Entity } from '../entities/recognize.js';
 import type { CanonicalJson } from '../canonical/serialize.js';
 
@@ -33,12 +34,18 @@ export interface Shape {
   /** Amounts (money entities) and dates per page. */
   amounts_per_page?: number;
   dates_per_page?: number;
+  /** Share of the words in running sentences (lines of eight or more words, mostly words of
+   *  letters, outside tables): a paper or a manual is prose, a table report, a slide or a
+   *  receipt hardly any. */
+  prose_share?: number;
+  /** Distinct identifiers (tax ids, IBANs, own domains, phones) per page: a sender prints its own. */
+  identifiers_per_page?: number;
 }
 
 /** The measures of a shape that are counts (compared as ratios, or on a log scale). */
-export const SHAPE_COUNTS: (keyof Shape)[] = ['pages', 'words_per_page', 'key_values_per_page', 'tables_per_page', 'table_cells_per_page', 'headings_per_page', 'list_items_per_page', 'aspect', 'numeric_columns_per_table', 'amounts_per_page', 'dates_per_page'];
+export const SHAPE_COUNTS: (keyof Shape)[] = ['pages', 'words_per_page', 'key_values_per_page', 'tables_per_page', 'table_cells_per_page', 'headings_per_page', 'list_items_per_page', 'aspect', 'numeric_columns_per_table', 'amounts_per_page', 'dates_per_page', 'identifiers_per_page'];
 /** The measures of a shape that are shares from 0 to 1 (compared by their difference). */
-export const SHAPE_SHARES: (keyof Shape)[] = ['table_word_share', 'numeric_share'];
+export const SHAPE_SHARES: (keyof Shape)[] = ['table_word_share', 'numeric_share', 'prose_share'];
 
 export interface Fingerprint {
   v: 1;
@@ -130,6 +137,14 @@ function numericColumns(table: CanonicalJson['pages'][number]['tables'][number])
   return [...byColumn.values()].filter((c) => c.filled >= 2 && c.numeric / c.filled >= 0.6).length;
 }
 
+// A line of running text: eight words or more, three quarters of them words of letters (with
+// their punctuation). A table row, an address or a total line rarely is one.
+const SENTENCE_WORDS = 8;
+const LETTER_WORD = /^\p{L}[\p{L}'’-]*[.,;:!?]?$/u;
+function isSentence(words: { text: string }[]): boolean {
+  return words.length >= SENTENCE_WORDS && words.filter((w) => LETTER_WORD.test(w.text)).length >= 0.75 * words.length;
+}
+
 function sourceOf(pages: CanonicalJson['pages']): string {
   const first = pages[0]?.source ?? 'text_layer';
   return first.startsWith('ocr') || first === 'needs_ocr' ? 'ocr' : first;
@@ -180,6 +195,7 @@ export function fingerprintOf(canonical: CanonicalJson, entities: Pick<Entity, '
   let lists = 0;
   let tableWords = 0;
   let numericColumnCount = 0;
+  let proseWords = 0;
   for (const page of pages) {
     for (const pair of page.key_values) labels.push(foldLabel(pair.key));
     for (const table of page.tables) {
@@ -195,12 +211,16 @@ export function fingerprintOf(canonical: CanonicalJson, entities: Pick<Entity, '
     for (const b of page.blocks) {
       if (b.type === 'heading') headings++;
       if (b.type === 'list_item') lists++;
-      for (const line of b.lines) words += line.words.length;
+      for (const line of b.lines) {
+        words += line.words.length;
+        if (b.type !== 'table' && isSentence(line.words)) proseWords += line.words.length;
+      }
     }
   }
   const first = pages[0];
   const tokens = canonical.text.split(/\s+/).filter(Boolean);
   const share = (x: number, of: number) => (of ? Math.round(Math.min(1, x / of) * 100) / 100 : 0);
+  const identifiers = distinct(entities.map(identifierOf).filter((x): x is string => !!x), 40);
   const perPage = (type: string) => Math.round((entities.filter((e) => e.type === type).length / n) * 10) / 10;
   return {
     v: 1,
@@ -208,7 +228,7 @@ export function fingerprintOf(canonical: CanonicalJson, entities: Pick<Entity, '
     title: titleOf(canonical),
     labels: distinct(labels.filter((l) => l.length >= 2), MAX_LABELS),
     keywords: distinct(wordsOf(canonical.text).filter((w) => !STOPWORDS.has(w)), MAX_KEYWORDS),
-    identifiers: distinct(entities.map(identifierOf).filter((x): x is string => !!x), 40),
+    identifiers,
     layout: layoutOf(first),
     shape: {
       pages: pages.length,
@@ -225,6 +245,8 @@ export function fingerprintOf(canonical: CanonicalJson, entities: Pick<Entity, '
       numeric_columns_per_table: tables ? Math.round((numericColumnCount / tables) * 10) / 10 : 0,
       amounts_per_page: perPage('money'),
       dates_per_page: perPage('date'),
+      prose_share: share(proseWords, words),
+      identifiers_per_page: Math.round((identifiers.length / n) * 10) / 10,
     },
   };
 }
