@@ -246,4 +246,14 @@ describe('runExtraction: what confirms a value', () => {
     expect(a.confidence).toBeLessThan(0.7);
     expect(b.confidence).toBeGreaterThan(a.confidence);
   });
+
+  it('reads an IBAN under "Bank Account", holding one that fails the IBAN check below the floor', () => {
+    const schema = template({ iban: { type: 'string' } });
+    const valid = runExtraction(withPairs(documentFromLines(['Payment terms: 15 Days', 'Bank Account: DE89 3704 0044 0532 0130 00'])), schema).extraction.fields.iban!;
+    expect(valid.value).toBe('DE89370400440532013000');
+    expect(valid.confidence).toBeGreaterThanOrEqual(0.7);
+    const unchecked = runExtraction(withPairs(documentFromLines(['Payment terms: 15 Days', 'Bank Account: US1234567890'])), schema).extraction.fields.iban!;
+    expect(unchecked.value).toBe('US1234567890');
+    expect(unchecked.confidence).toBeLessThan(0.7);
+  });
 });

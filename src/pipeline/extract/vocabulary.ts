@@ -129,7 +129,8 @@ export const CONCEPTS: Concept[] = [
   {
     id: 'iban',
     names: ['iban', 'bank account', 'account iban'],
-    labels: ['iban'],
+    // A bank account printed without the word IBAN: an account number that fails the IBAN check stays below the floor (coerce.ts).
+    labels: ['iban', 'bank account', 'bank account no', 'bank account number', 'bankrekening', 'bankverbindung', 'compte bancaire', 'cuenta bancaria', 'conto bancario'],
     kind: 'id',
     fallback: { entity: 'iban', strategy: 'first', confidence: 0.8 },
   },
