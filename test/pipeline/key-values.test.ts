@@ -91,3 +91,32 @@ describe('grids of captions over values', () => {
     ]));
   });
 });
+
+describe('captions that OCR split into rows', () => {
+  /** Words as OCR gives them: text and box. */
+  const page = (words: [string, number, number, number, number][]) =>
+    assemble('png', 1, [{ page_number: 1, width: 754, height: 1000, rotation: 0, source: 'ocr_tesseract', words: words.map(([text, x0, y0, x1, y1]) => ({ text, bbox: [x0, y0, x1, y1] as BBox, confidence: 0.9 })) }]).pages[0]!.key_values.map((kv) => [kv.key, kv.value]);
+
+  it('reads a band of mixed-case captions whose baselines wander as one caption per column', () => {
+    // Two sets of "Name of Account | Ind/Lor Volume | Number of Stores" side by side, in three
+    // rows of captions that overlap (baselines 8 points apart on 16-point words), a speck read as ".".
+    const pairs = page([
+      ['Name', 90, 461, 122, 477], ['Ind/Lor', 204, 461, 247, 477], ['Number', 269, 461, 308, 477], ['of', 311, 461, 326, 477], ['Name', 364, 461, 392, 477], ['Ind/Lor', 477, 461, 518, 477],
+      ['of', 121, 469, 134, 485], ['Account', 137, 469, 176, 485], ['.', 334, 469, 337, 485], ['of', 390, 469, 403, 485], ['Account', 406, 469, 445, 485],
+      ['Volume', 204, 477, 246, 493], ['Stores', 281, 477, 316, 493], ['Volume', 477, 477, 519, 493],
+      ['Quality', 76, 505, 108, 521], ['Dairy', 111, 505, 141, 521], ['151/15', 208, 505, 243, 521], ['31', 291, 505, 306, 521], ['Speedy', 364, 505, 396, 521], ['196/13', 480, 505, 515, 521],
+      ['Bay', 77, 525, 94, 541], ['Stations', 97, 525, 136, 541], ['81/9', 213, 525, 238, 541], ['18', 292, 525, 307, 541],
+      ['Wilson', 79, 545, 109, 561], ['Oil', 112, 545, 125, 561], ['140/13', 211, 545, 246, 561], ['15', 294, 545, 303, 561],
+    ]);
+    expect(pairs).toEqual(expect.arrayContaining([
+      ['Name of Account', 'Quality Dairy'],
+      ['Ind/Lor Volume', '151/15'],
+      ['Number of Stores', '31'],
+      ['Name of Account', 'Wilson Oil'],
+      ['Number of Stores', '15'],
+      ['Name of Account', 'Speedy'],
+      ['Ind/Lor Volume', '196/13'],
+    ]));
+    expect(pairs).not.toContainEqual(['Name', 'Ind/Lor']);
+  });
+});

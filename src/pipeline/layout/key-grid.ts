@@ -4,7 +4,7 @@
 // description, quantity, price or amount column) are line items, read from the tables, not
 // pairs.
 import type { KeyValue, Word } from '../canonical/model.js';
-import { foldKey, hasValueShape, wordsText } from './form-labels.js';
+import { foldKey, hasValueShape, keyness, wordsText } from './form-labels.js';
 import { COLUMN_CONCEPTS } from '../extract/vocabulary.js';
 import { maxOf, minOf, overlapX, union } from './geometry.js';
 import { type Phrase, phrase } from './phrases.js';
@@ -27,10 +27,19 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
     const h = header[0]!.h;
     let next = r + 1;
     let bottom = maxOf(header.map((p) => p.bbox[3]));
-    // A second caption row set tight under the first, in the same capitals, continues the captions.
-    let stacked: Phrase[] | undefined = rows[next];
-    if (stacked && isCaptionRow(stacked) && stacked[0]!.bbox[1] - bottom < 0.6 * h && allCaps(header) && allCaps(stacked)) {
-      for (const p of stacked) {
+    // Caption rows stacked under the first continue its captions ("IND/LOR" over "VOLUME", up to
+    // three rows): set tight under it in the same capitals, or overlapping it, as OCR splits one
+    // band of captions into rows when their baselines wander.
+    const stacked: Phrase[] = [];
+    for (let more = 0; more < 2 && next < rows.length; more++) {
+      const below = rows[next]!;
+      const top = minOf(below.map((p) => p.bbox[1]));
+      const above = more === 0 ? header : rows[next - 1]!;
+      const tight = top - bottom < 0.6 * h && allCaps(above) && allCaps(below);
+      const overlapping = top < bottom - 0.25 * h;
+      if (!isCaptionRow(below) || !(tight || overlapping)) break;
+      for (const p of below) {
+        if (!/[\p{L}\p{N}]/u.test(p.text)) continue; // a speck, not a caption
         const col = columnOf(columns, p);
         if (col) {
           for (const w of p.words) col.key.push(w);
@@ -39,9 +48,10 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
         } else columns.push({ key: [...p.words], x0: p.bbox[0], x1: p.bbox[2] });
       }
       columns.sort((a, b) => a.x0 - b.x0);
-      bottom = maxOf(stacked.map((p) => p.bbox[3]));
+      bottom = maxOf(below.map((p) => p.bbox[3]));
+      stacked.push(...below);
       next++;
-    } else stacked = undefined;
+    }
     if (isItemHeader(columns)) continue;
     const caps = allCaps(header);
     const found: { col: Column; words: Word[] }[] = [];
@@ -98,7 +108,7 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
         confidence: base + (hasValueShape(text) ? 0.05 : 0),
       });
     }
-    for (const p of [...header, ...(stacked ?? []), ...valueRows.flat()]) p.used = true;
+    for (const p of [...header, ...stacked, ...valueRows.flat()]) p.used = true;
     r = next - 1;
   }
   return out;
@@ -144,11 +154,31 @@ function splitUnder(columns: Column[], row: readonly Phrase[]): void {
   }
 }
 
-/** Two or more unused captions and nothing else on the row. */
-const isCaptionRow = (row: readonly Phrase[]) =>
-  row.length >= 2 && row.every((p) => !p.used && p.key !== null && (p.key === 'colon' || !/\d/.test(p.text)));
+/**
+ * A caption row with another caption row overlapping it from below: one band of captions that OCR
+ * split into rows (its captions head columns; none is the value of the one before it).
+ */
+export function startsCaptionBand(rows: readonly Phrase[][], r: number): boolean {
+  const row = rows[r];
+  const below = rows[r + 1];
+  if (!row || !below || !isCaptionRow(row) || !isCaptionRow(below)) return false;
+  return minOf(below.map((p) => p.bbox[1])) < maxOf(row.map((p) => p.bbox[3])) - 0.25 * row[0]!.h;
+}
 
-const allCaps = (row: readonly Phrase[]) => row.every((p) => p.text === p.text.toUpperCase());
+/** Two or more unused captions and nothing else on the row (specks OCR reads as punctuation aside). */
+const isCaptionRow = (row: readonly Phrase[]) => {
+  const real = row.filter((p) => /[\p{L}\p{N}]/u.test(p.text));
+  return real.length >= 2 && real.every((p) => !p.used && captionKey(p) !== null && (captionKey(p) === 'colon' || !/\d/.test(p.text)));
+};
+
+/** A phrase's keyness without the punctuation-only words OCR reads from specks and rules (". Name"). */
+const captionKey = (p: Phrase) => p.key ?? (p.words.some((w) => !/[\p{L}\p{N}]/u.test(w.text)) ? keyness(p.words.filter((w) => /[\p{L}\p{N}]/u.test(w.text))) : null);
+
+/** In capitals: nearly every letter upper case (OCR reads the odd capital as lower case, "INDILOr"). */
+const allCaps = (row: readonly Phrase[]) => {
+  const letters = row.map((p) => p.text).join('').replace(/[^\p{L}]/gu, '');
+  return letters.length > 0 && letters.replace(/[^\p{Lu}]/gu, '').length >= 0.85 * letters.length;
+};
 
 /** The column a phrase sits under: the most overlapped one, else the one whose extent (widened by a line height) holds its centre. */
 function columnOf(columns: Column[], p: Phrase): Column | null {

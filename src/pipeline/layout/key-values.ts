@@ -11,7 +11,7 @@
 import type { BBox, KeyValue, Line, Table, Word } from '../canonical/model.js';
 import { hasValueShape, isLabel, wordsText } from './form-labels.js';
 import { overlapX, overlapY, union } from './geometry.js';
-import { gridKeyValues } from './key-grid.js';
+import { gridKeyValues, startsCaptionBand } from './key-grid.js';
 import { type Phrase, phraseRows } from './phrases.js';
 
 import { tableCellKeyValues, tableKeyValues } from './table-key-values.js';
@@ -40,7 +40,9 @@ function wordKeyValues(words: readonly Word[]): KeyValue[] {
   const out: KeyValue[] = [];
   const inline = rows.flatMap((row) => row.map((p) => ({ phrase: p, pairs: inlinePairs(p) })));
   for (const { pairs } of inline) for (const pair of pairs) out.push(pair);
-  for (const row of rows) for (const pair of rightPairs(row)) out.push(pair);
+  rows.forEach((row, r) => {
+    if (!startsCaptionBand(rows, r)) for (const pair of rightPairs(row)) out.push(pair);
+  });
   for (const pair of gridKeyValues(rows)) out.push(pair);
   for (const row of rows) for (const p of row) {
     const kv = belowPair(rows, p);
