@@ -80,7 +80,9 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
           const a = above[i];
           const box = a && union(a.words.map((w) => w.bbox));
           // A value of a known shape (date, amount, id) is complete.
-          return a !== undefined && box !== undefined && !hasValueShape(wordsText(a.words)) && Math.abs(box[0] - p.bbox[0]) < p.h && p.bbox[1] - box[3] < 0.8 * p.h;
+          // Where it starts, or indented under it (a hanging indent: "Ness, Motley," over "  Loadholt,").
+          const indent = box ? p.bbox[0] - box[0] : Infinity;
+          return a !== undefined && box !== undefined && !hasValueShape(wordsText(a.words)) && indent > -p.h && indent < 2 * p.h && p.bbox[1] - box[3] < 0.8 * p.h;
         });
       if (!continues && records > 0 && row.length < Math.max(1, Math.floor(firstRow.length / 2))) break;
       row.forEach((p, i) => {
@@ -89,7 +91,8 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
       });
       if (!continues) records++;
       if (records === 1 && !continues) firstRow = row;
-      lastRow = row;
+      // The record a continuation line belongs to stays the row to compare with.
+      if (!continues) lastRow = row;
       valueRows.push(printed);
       bottom = maxOf(row.map((p) => p.bbox[3]));
     }

@@ -9,7 +9,7 @@
 // A phrase is used once: a value is never the key of another pair. Confidence says how sure the
 // pattern is; a known label and a value of the expected shape (date, amount, id) raise it.
 import type { BBox, KeyValue, Line, Table, Word } from '../canonical/model.js';
-import { hasValueShape, isLabel, wordsText } from './form-labels.js';
+import { hasValueShape, isKnownLabel, isLabel, wordsText } from './form-labels.js';
 import { overlapX, overlapY, union } from './geometry.js';
 import { gridKeyValues, startsCaptionBand } from './key-grid.js';
 import { type Phrase, phraseRows } from './phrases.js';
@@ -38,6 +38,7 @@ function sameValue(a: KeyValue, b: KeyValue): boolean {
 function wordKeyValues(words: readonly Word[]): KeyValue[] {
   const rows = phraseRows(words);
   const out: KeyValue[] = [];
+  for (const row of rows) for (const pair of checkedBoxes(row)) out.push(pair);
   const inline = rows.flatMap((row) => row.map((p) => ({ phrase: p, pairs: inlinePairs(p) })));
   for (const { pairs } of inline) for (const pair of pairs) out.push(pair);
   rows.forEach((row, r) => {
@@ -58,6 +59,38 @@ function wordKeyValues(words: readonly Word[]): KeyValue[] {
     last.value = [last.value, ...more.map((m) => m.text)].join(' ');
     last.value_bbox = union([last.value_bbox, ...more.map((m) => m.bbox)]);
   }
+  return out.filter((kv) => /[\p{L}\p{N}]/u.test(kv.value) && isKeyText(kv.key));
+}
+
+/**
+ * A key says what it names: a label of the vocabulary, or a word of three letters or more. OCR
+ * reads specks and stamps as "f-1", "xC", "R"; a value is never punctuation alone (a ditto mark,
+ * a speck read as "©").
+ */
+const isKeyText = (key: string) => isKnownLabel(key) || /\p{L}{3}/u.test(key);
+
+// ---------------------------------------------------------------- 0. check boxes
+
+/** An "X" (or a tick) that OCR read in a ticked box. */
+const CHECK_MARK = /^[xX✓✔☑☒]$/;
+
+/**
+ * A ticked box: the mark right after its caption ("PARTIAL  X", "DEC 21 X") pairs the caption with
+ * the mark, as a form's annotation does. The caption is the words before the mark in its phrase,
+ * or the phrase before it on the row when the mark stands alone (within a few line heights).
+ */
+function checkedBoxes(row: Phrase[]): KeyValue[] {
+  const out: KeyValue[] = [];
+  row.forEach((p, i) => {
+    const mark = p.words[p.words.length - 1]!;
+    if (p.used || !CHECK_MARK.test(mark.text)) return;
+    const prev = row[i - 1];
+    const key = p.words.length > 1 ? p.words.slice(0, -1) : prev && !prev.used && mark.bbox[0] - prev.bbox[2] < 5 * p.h ? prev.words : null;
+    if (!key || key.length > 4 || !/\p{L}/u.test(wordsText(key)) || /:$/.test(wordsText(key)) || CHECK_MARK.test(key[key.length - 1]!.text)) return;
+    out.push(pair(key, [mark], 0.6));
+    p.used = true;
+    if (p.words.length === 1) prev!.used = true;
+  });
   return out;
 }
 
