@@ -168,6 +168,25 @@ export function startsCaptionBand(rows: readonly Phrase[][], r: number): boolean
   return minOf(below.map((p) => p.bbox[1])) < maxOf(row.map((p) => p.bbox[3])) - 0.25 * row[0]!.h;
 }
 
+/**
+ * A caption row over a row of values (no caption among them, a number among them), each set under
+ * one of its captions ("ITEMS | QUANTITY REQUIRED" over "BASEBALL CAP | 1500"): the captions head
+ * columns; none is the value of the one before it.
+ */
+export function headsValueRow(rows: readonly Phrase[][], r: number): boolean {
+  const row = rows[r];
+  const below = rows[r + 1];
+  if (!row || !below || !isCaptionRow(row) || below.length < 2) return false;
+  const h = row[0]!.h;
+  if (minOf(below.map((p) => p.bbox[1])) - maxOf(row.map((p) => p.bbox[3])) > ROW_GAP * h) return false;
+  // A "Key:" before a phrase without a colon is a key with its value, not a caption among captions.
+  if (row.some((p, i) => p.key === 'colon' && row[i + 1] && row[i + 1]!.key !== 'colon')) return false;
+  if (below.some((p) => p.caption || p.used || /:$/.test(p.text)) || !below.some((p) => /\d/.test(p.text))) return false;
+  const columns: Column[] = row.map((p) => ({ key: p.words, x0: p.bbox[0], x1: p.bbox[2] }));
+  const cols = below.map((p) => columnOf(columns, p));
+  return cols.every((c) => c) && new Set(cols).size === cols.length;
+}
+
 /** Two or more unused captions and nothing else on the row (specks OCR reads as punctuation aside). */
 const isCaptionRow = (row: readonly Phrase[]) => {
   const real = row.filter((p) => /[\p{L}\p{N}]/u.test(p.text));

@@ -11,7 +11,7 @@
 import type { BBox, KeyValue, Line, Table, Word } from '../canonical/model.js';
 import { hasValueShape, isKnownLabel, isLabel, wordsText } from './form-labels.js';
 import { overlapX, overlapY, union } from './geometry.js';
-import { gridKeyValues, startsCaptionBand } from './key-grid.js';
+import { gridKeyValues, headsValueRow, startsCaptionBand } from './key-grid.js';
 import { type Phrase, phraseRows } from './phrases.js';
 
 import { tableCellKeyValues, tableKeyValues } from './table-key-values.js';
@@ -42,7 +42,7 @@ function wordKeyValues(words: readonly Word[]): KeyValue[] {
   const inline = rows.flatMap((row) => row.map((p) => ({ phrase: p, pairs: inlinePairs(p) })));
   for (const { pairs } of inline) for (const pair of pairs) out.push(pair);
   rows.forEach((row, r) => {
-    if (!startsCaptionBand(rows, r)) for (const pair of rightPairs(row)) out.push(pair);
+    if (!startsCaptionBand(rows, r) && !headsValueRow(rows, r)) for (const pair of rightPairs(row, inList(rows, r))) out.push(pair);
   });
   for (const pair of gridKeyValues(rows)) out.push(pair);
   for (const row of rows) for (const p of row) {
@@ -159,8 +159,20 @@ function splitGlued(words: readonly Word[]): Word[] {
 
 // ---------------------------------------------------------------- 2. right of the key
 
-/** A key with its value in the next phrase of the row. */
-function rightPairs(row: Phrase[]): KeyValue[] {
+/**
+ * Whether a row of a text phrase and a number has neighbours of the same make, starting where it
+ * starts ("Kroger  21" over "Rich Oil  82"): the records of a list, not a caption with its value.
+ */
+function inList(rows: readonly Phrase[][], r: number): boolean {
+  const row = rows[r]!;
+  if (row.length !== 2) return false;
+  const alike = (other: Phrase[] | undefined) =>
+    !!other && other.length === 2 && !/\d/.test(other[0]!.text) && /\d/.test(other[1]!.text) && Math.abs(other[0]!.bbox[0] - row[0]!.bbox[0]) < row[0]!.h && Math.abs(other[1]!.bbox[2] - row[1]!.bbox[2]) < 2 * row[0]!.h && Math.abs(other[0]!.bbox[1] - row[0]!.bbox[1]) < 3 * row[0]!.h;
+  return alike(rows[r - 1]) || alike(rows[r + 1]);
+}
+
+/** A key with its value in the next phrase of the row (an unknown phrase only when it reads as a caption or is not in a list of records). */
+function rightPairs(row: Phrase[], listed = false): KeyValue[] {
   const out: KeyValue[] = [];
   for (let i = 0; i + 1 < row.length; i++) {
     const k = row[i]!;
@@ -172,7 +184,7 @@ function rightPairs(row: Phrase[]): KeyValue[] {
     else if (k.key === 'known' && v.key !== 'known') confidence = digits ? 0.6 : 0.5;
     // An unknown caption only before a value of a known shape, alone on its row: in a row of
     // several phrases it is more likely a table's first cell.
-    else if (k.key === 'plain' && digits && row.length === 2 && hasValueShape(v.text)) confidence = 0.5;
+    else if (k.key === 'plain' && digits && row.length === 2 && hasValueShape(v.text) && !(listed && !k.caption)) confidence = 0.5;
     if (!confidence) continue;
     out.push(pair(k.words, v.words, confidence + shapeBonus(v.words), true));
     k.used = v.used = true;
