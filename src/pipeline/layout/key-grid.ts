@@ -97,9 +97,10 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
       bottom = maxOf(row.map((p) => p.bbox[3]));
     }
     if (found.length === 0) continue;
-    // Captions the vocabulary knows, or values with digits, make it a grid rather than lines of text.
+    // Captions the vocabulary knows (or that start or end with a word it knows: "Sender Voice
+    // Number"), or values with digits, make it a grid rather than lines of text.
     // Captions nobody knows need a table's evidence: three columns and several records with digits.
-    if (!header.some((p) => p.key !== 'plain') && (columns.length < 3 || records < 2 || !found.some((f) => f.words.some((w) => /\d/.test(w.text))))) continue;
+    if (!header.some((p) => p.key !== 'plain' || p.caption) && (columns.length < 3 || records < 2 || !found.some((f) => f.words.some((w) => /\d/.test(w.text))))) continue;
     const base = records === 1 ? 0.6 : 0.5;
     for (const { col, words } of found) {
       const text = wordsText(words);
