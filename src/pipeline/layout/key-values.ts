@@ -54,6 +54,13 @@ function wordKeyValues(words: readonly Word[]): KeyValue[] {
   for (const { phrase, pairs } of inline) {
     const last = pairs[pairs.length - 1];
     if (!last || last.value_bbox[2] < phrase.bbox[2] - 1) continue;
+    const drifted = driftedOn(rows, phrase);
+    if (drifted) {
+      drifted.used = true;
+      last.value = `${last.value} ${drifted.text}`;
+      last.value_bbox = union([last.value_bbox, drifted.bbox]);
+      continue;
+    }
     const more = continuedLines(rows, phrase, last.value_bbox[0], 3);
     if (!more.length) continue;
     last.value = [last.value, ...more.map((m) => m.text)].join(' ');
@@ -67,7 +74,7 @@ function wordKeyValues(words: readonly Word[]): KeyValue[] {
  * reads specks and stamps as "f-1", "xC", "R"; a value is never punctuation alone (a ditto mark,
  * a speck read as "©").
  */
-const isKeyText = (key: string) => isKnownLabel(key) || /\p{L}{3}/u.test(key);
+const isKeyText = (key: string) => /\p{L}/u.test(key) && (isKnownLabel(key) || /\p{L}{3}/u.test(key));
 
 // ---------------------------------------------------------------- 0. check boxes
 
@@ -92,6 +99,23 @@ function checkedBoxes(row: Phrase[]): KeyValue[] {
     if (p.words.length === 1) prev!.used = true;
   });
   return out;
+}
+
+/**
+ * The rest of a line on a skewed scan: a phrase on the row above or below that starts right where
+ * this one ends and overlaps it in height ("ARRIVAL DATE AND TIME: 2/18/80 7:00" then "P.M." a
+ * few points lower), when it is no caption or key of its own.
+ */
+function driftedOn(rows: readonly Phrase[][], from: Phrase): Phrase | null {
+  for (const r of [from.row - 1, from.row + 1]) {
+    for (const p of rows[r] ?? []) {
+      const gap = p.bbox[0] - from.bbox[2];
+      const shared = Math.min(p.bbox[3], from.bbox[3]) - Math.max(p.bbox[1], from.bbox[1]);
+      if (p.used || p.caption || p.key === 'colon' || p.key === 'known' || /\p{L}:/u.test(p.text)) continue;
+      if (gap > -0.5 * from.h && gap < from.h && shared > 0.3 * Math.min(from.h, p.h)) return p;
+    }
+  }
+  return null;
 }
 
 /** Unused lines below `from` that continue its value: starting at `left`, set close, no caption and no colon; at most `max`. */
