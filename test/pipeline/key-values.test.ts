@@ -157,4 +157,14 @@ describe('marks and drift on a scanned form', () => {
     ]));
     expect(pairs).not.toContainEqual(['BASEBALL CAP', '1500']);
   });
+
+  it('splits a value set close across two columns where its words turn into a number', () => {
+    const pairs = page([
+      ['To', 46, 326, 62, 340], ['Company', 361, 322, 416, 340], ['Phone', 519, 320, 560, 337], ['Number', 564, 320, 610, 337],
+      ['Thomas', 46, 344, 90, 360], ['Sobol', 94, 344, 130, 360], ['Brown', 362, 340, 400, 357], ['Rudnick', 404, 340, 455, 357], ['Freed', 459, 340, 495, 357], ['617-330-9000', 499, 340, 584, 357],
+      ['Joseph', 47, 396, 90, 414], ['Rice', 94, 396, 125, 414], ['Ness', 362, 393, 400, 413], ['Motley', 404, 393, 450, 413], ['843-720-9000', 520, 393, 612, 410],
+    ]);
+    expect(pairs).toEqual(expect.arrayContaining([['Company', 'Brown Rudnick Freed'], ['Phone Number', '617-330-9000'], ['To', 'Thomas Sobol']]));
+  });
 });
+

@@ -129,9 +129,17 @@ function splitAcross(columns: readonly Column[], p: Phrase): Phrase[] {
   const gaps = p.words.slice(1).map((w, i) => ({ at: i + 1, size: w.bbox[0] - p.words[i]!.bbox[2] }));
   const usual = [...gaps].sort((a, b) => a.size - b.size)[gaps.length >> 1]!.size;
   const cuts = [...gaps].sort((a, b) => b.size - a.size).slice(0, over - 1).filter((g) => g.size > 1.5 * Math.max(usual, 0.2 * p.h)).map((g) => g.at).sort((a, b) => a - b);
-  if (!cuts.length) return [p];
+  if (!cuts.length) {
+    // No gap stands out: cut where words without digits turn into a value of known shape set
+    // under another column ("Brown Rudnick Freed 617-330-9000" over Company and Phone).
+    const at = p.words.findIndex((w, i) => i > 0 && !/\d/.test(p.words[i - 1]!.text) && hasValueShape(wordsText(p.words.slice(i))) && columnAt(columns, w) !== columnAt(columns, p.words[0]!));
+    return at > 0 ? [phrase(p.words.slice(0, at), p.row, p.h), phrase(p.words.slice(at), p.row, p.h)] : [p];
+  }
   return [0, ...cuts].map((from, i) => phrase(p.words.slice(from, cuts[i] ?? p.words.length), p.row, p.h));
 }
+
+/** The column whose extent holds a word's centre. */
+const columnAt = (columns: readonly Column[], w: Word) => columns.find((c) => (w.bbox[0] + w.bbox[2]) / 2 >= c.x0 && (w.bbox[0] + w.bbox[2]) / 2 <= c.x1) ?? null;
 
 /**
  * A caption over two values of the first row ("Numéro de ligne  Id.client" set close over
