@@ -91,3 +91,80 @@ describe('grids of captions over values', () => {
     ]));
   });
 });
+
+describe('captions that OCR split into rows', () => {
+  /** Words as OCR gives them: text and box. */
+  const page = (words: [string, number, number, number, number][]) =>
+    assemble('png', 1, [{ page_number: 1, width: 754, height: 1000, rotation: 0, source: 'ocr_tesseract', words: words.map(([text, x0, y0, x1, y1]) => ({ text, bbox: [x0, y0, x1, y1] as BBox, confidence: 0.9 })) }]).pages[0]!.key_values.map((kv) => [kv.key, kv.value]);
+
+  it('reads a band of mixed-case captions whose baselines wander as one caption per column', () => {
+    // Two sets of "Name of Account | Ind/Lor Volume | Number of Stores" side by side, in three
+    // rows of captions that overlap (baselines 8 points apart on 16-point words), a speck read as ".".
+    const pairs = page([
+      ['Name', 90, 461, 122, 477], ['Ind/Lor', 204, 461, 247, 477], ['Number', 269, 461, 308, 477], ['of', 311, 461, 326, 477], ['Name', 364, 461, 392, 477], ['Ind/Lor', 477, 461, 518, 477],
+      ['of', 121, 469, 134, 485], ['Account', 137, 469, 176, 485], ['.', 334, 469, 337, 485], ['of', 390, 469, 403, 485], ['Account', 406, 469, 445, 485],
+      ['Volume', 204, 477, 246, 493], ['Stores', 281, 477, 316, 493], ['Volume', 477, 477, 519, 493],
+      ['Quality', 76, 505, 108, 521], ['Dairy', 111, 505, 141, 521], ['151/15', 208, 505, 243, 521], ['31', 291, 505, 306, 521], ['Speedy', 364, 505, 396, 521], ['196/13', 480, 505, 515, 521],
+      ['Bay', 77, 525, 94, 541], ['Stations', 97, 525, 136, 541], ['81/9', 213, 525, 238, 541], ['18', 292, 525, 307, 541],
+      ['Wilson', 79, 545, 109, 561], ['Oil', 112, 545, 125, 561], ['140/13', 211, 545, 246, 561], ['15', 294, 545, 303, 561],
+    ]);
+    expect(pairs).toEqual(expect.arrayContaining([
+      ['Name of Account', 'Quality Dairy'],
+      ['Ind/Lor Volume', '151/15'],
+      ['Number of Stores', '31'],
+      ['Name of Account', 'Wilson Oil'],
+      ['Number of Stores', '15'],
+      ['Name of Account', 'Speedy'],
+      ['Ind/Lor Volume', '196/13'],
+    ]));
+    expect(pairs).not.toContainEqual(['Name', 'Ind/Lor']);
+  });
+});
+
+describe('marks and drift on a scanned form', () => {
+  const page = (words: [string, number, number, number, number][]) =>
+    assemble('png', 1, [{ page_number: 1, width: 754, height: 1000, rotation: 0, source: 'ocr_tesseract', words: words.map(([text, x0, y0, x1, y1]) => ({ text, bbox: [x0, y0, x1, y1] as BBox, confidence: 0.9 })) }]).pages[0]!.key_values.map((kv) => [kv.key, kv.value]);
+
+  it('pairs a ticked box with its caption, in its phrase or just before it', () => {
+    const pairs = page([
+      ['FROM:', 76, 146, 120, 162], ['R.', 143, 146, 155, 162], ['Richardson', 173, 146, 260, 162], ['OCT', 359, 146, 380, 162], ['05', 384, 146, 398, 162], ['DEC', 497, 146, 518, 162], ['21', 523, 146, 537, 162], ['X', 546, 146, 556, 162],
+      ['REGION:', 76, 261, 130, 276], ['FULL', 292, 261, 322, 276], ['PARTIAL', 485, 261, 530, 276], ['x', 582, 261, 592, 276],
+    ]);
+    expect(pairs).toEqual(expect.arrayContaining([['DEC 21', 'X'], ['PARTIAL', 'x'], ['FROM', 'R. Richardson']]));
+  });
+
+  it('continues a value on the rest of its line when the scan is skewed, and takes no speck as a key', () => {
+    const pairs = page([
+      ['DEPARTURE', 81, 528, 160, 556], ['DATE', 165, 528, 200, 556], ['AND', 205, 528, 235, 556], ['TIME:2/21/80', 240, 528, 378, 556],
+      ['4:00', 391, 538, 425, 557], ['P.M.', 430, 538, 473, 557],
+      ['#', 40, 700, 50, 715], ['392', 80, 700, 110, 715],
+    ]);
+    expect(pairs).toContainEqual(['DEPARTURE DATE AND TIME', '2/21/80 4:00 P.M.']);
+    expect(pairs.map(([k]) => k)).not.toContain('#');
+  });
+
+  it('reads captions over a row of values as columns, and a list of names with numbers as no pairs', () => {
+    const pairs = page([
+      ['ITEMS', 306, 564, 351, 579], ['QUANTITY', 498, 564, 570, 577], ['REQUIRED', 575, 564, 638, 577],
+      ['BASEBALL', 306, 590, 370, 606], ['CAP', 374, 590, 402, 606], ['1500', 537, 589, 577, 605],
+      ['WATER', 305, 619, 350, 632], ['BOTTLES', 354, 619, 414, 632], ['500', 547, 616, 577, 632],
+      ['Sender', 255, 232, 295, 248], ['Voice', 299, 232, 330, 248], ['Number', 334, 232, 373, 248], ['If', 466, 230, 474, 246], ['problems', 478, 230, 530, 246], ['receiving', 534, 230, 588, 246], ['this', 592, 230, 612, 246], ['fax,', 616, 230, 636, 246], ['call', 640, 230, 660, 246],
+      ['212-450-4785', 255, 249, 347, 265], ['212-450-4786', 466, 249, 558, 265],
+    ]);
+    expect(pairs).toEqual(expect.arrayContaining([
+      ['ITEMS', 'BASEBALL CAP'], ['QUANTITY REQUIRED', '1500'], ['ITEMS', 'WATER BOTTLES'],
+      ['Sender Voice Number', '212-450-4785'], ['If problems receiving this fax, call', '212-450-4786'],
+    ]));
+    expect(pairs).not.toContainEqual(['BASEBALL CAP', '1500']);
+  });
+
+  it('splits a value set close across two columns where its words turn into a number', () => {
+    const pairs = page([
+      ['To', 46, 326, 62, 340], ['Company', 361, 322, 416, 340], ['Phone', 519, 320, 560, 337], ['Number', 564, 320, 610, 337],
+      ['Thomas', 46, 344, 90, 360], ['Sobol', 94, 344, 130, 360], ['Brown', 362, 340, 400, 357], ['Rudnick', 404, 340, 455, 357], ['Freed', 459, 340, 495, 357], ['617-330-9000', 499, 340, 584, 357],
+      ['Joseph', 47, 396, 90, 414], ['Rice', 94, 396, 125, 414], ['Ness', 362, 393, 400, 413], ['Motley', 404, 393, 450, 413], ['843-720-9000', 520, 393, 612, 410],
+    ]);
+    expect(pairs).toEqual(expect.arrayContaining([['Company', 'Brown Rudnick Freed'], ['Phone Number', '617-330-9000'], ['To', 'Thomas Sobol']]));
+  });
+});
+

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { BBox, Table } from '../canonical/model.js';
 import { documentFromLines } from '../entities/text-doc.js';
 import type { DocInput, DocPage } from '../entities/text.js';
+import { findKeyValues } from '../layout/key-values.js';
 import { runExtraction } from './index.js';
 
 const template = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ id: 'tpl_1', version: 3, json_schema: { type: 'object', properties }, ...extra });
@@ -204,5 +205,55 @@ describe('runExtraction: policy and template settings', () => {
   it('gates generic entities', () => {
     expect(runExtraction(documentFromLines(lines), schema).entities.length).toBeGreaterThan(0);
     expect(runExtraction(documentFromLines(lines), schema, { generic_entities_enabled: false }).entities).toEqual([]);
+  });
+});
+
+describe('runExtraction: what confirms a value', () => {
+  /** The document with its key-value pairs found by layout, as a job's canonical output has them. */
+  const withPairs = (doc: DocInput) => {
+    for (const page of doc.pages) page.key_values = findKeyValues(page.blocks.flatMap((b) => b.lines));
+    return doc;
+  };
+
+  it('reads a header row caption as no value of the caption before it', () => {
+    const doc = withTable(documentFromLines(['PAYMENT RECEIPT']), [
+      ['Hotel Details', 'Check In', 'Check Out', 'Rooms'],
+      ['Sea View Resort', '31/12/2017', '01/01/2018', '1'],
+    ]);
+    const out = runExtraction(doc, template({ hotel_details: { type: 'string' } }));
+    expect(out.extraction.data.hotel_details).not.toBe('Check In');
+    expect(out.extraction.fields.hotel_details!.value === null || out.extraction.fields.hotel_details!.value === 'Sea View Resort').toBe(true);
+  });
+
+  it('holds a value under a label many values share below the floor, unless the field is named by it', () => {
+    const doc = withPairs(documentFromLines(['Invoice INV/2023/03/0008', 'Reference: CUSTREF123', 'Total: $ 279.84']));
+    const qualified = runExtraction(doc, template({ payment_reference: { type: 'string' } }));
+    expect(qualified.extraction.data.payment_reference).toBe('CUSTREF123');
+    expect(qualified.extraction.fields.payment_reference!.confidence).toBeLessThan(0.7);
+    expect(qualified.decision.review_reasons).toContain('low_confidence:payment_reference');
+    const named = runExtraction(doc, template({ reference: { type: 'string' } }));
+    expect(named.extraction.fields.reference!.confidence).toBeGreaterThanOrEqual(0.7);
+  });
+
+  it('counts a key-value pair and a label reading of the same words as one piece of evidence', () => {
+    const once = withPairs(documentFromLines(['Incoterm: DPU - DELIVERED AT PLACE UNLOADED']));
+    const twice = withPairs(documentFromLines(['Incoterm: DPU - DELIVERED AT PLACE UNLOADED', 'Payment terms: 15 days', 'Incoterm: DPU - DELIVERED AT PLACE UNLOADED']));
+    const schema = template({ incoterm: { type: 'string' } });
+    const a = runExtraction(once, schema).extraction.fields.incoterm!;
+    const b = runExtraction(twice, schema).extraction.fields.incoterm!;
+    expect(a.value).toBe('DPU - DELIVERED AT PLACE UNLOADED');
+    // A long free-text value read once stays below the floor; printed again elsewhere, it is confirmed.
+    expect(a.confidence).toBeLessThan(0.7);
+    expect(b.confidence).toBeGreaterThan(a.confidence);
+  });
+
+  it('reads an IBAN under "Bank Account", holding one that fails the IBAN check below the floor', () => {
+    const schema = template({ iban: { type: 'string' } });
+    const valid = runExtraction(withPairs(documentFromLines(['Payment terms: 15 Days', 'Bank Account: DE89 3704 0044 0532 0130 00'])), schema).extraction.fields.iban!;
+    expect(valid.value).toBe('DE89370400440532013000');
+    expect(valid.confidence).toBeGreaterThanOrEqual(0.7);
+    const unchecked = runExtraction(withPairs(documentFromLines(['Payment terms: 15 Days', 'Bank Account: US1234567890'])), schema).extraction.fields.iban!;
+    expect(unchecked.value).toBe('US1234567890');
+    expect(unchecked.confidence).toBeLessThan(0.7);
   });
 });

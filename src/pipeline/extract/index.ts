@@ -97,6 +97,16 @@ const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringi
 // Totals are printed last: among equally good readings the later one is the document's total.
 const LAST_WINS = new Set(['total', 'subtotal', 'tax_amount']);
 
+/** Two pieces of evidence on the same page whose boxes overlap by most of the smaller one. */
+function samePlace(a: Evidence | undefined, b: Evidence | undefined): boolean {
+  if (!a || !b || a.page !== b.page) return false;
+  const w = Math.min(a.bbox[2], b.bbox[2]) - Math.max(a.bbox[0], b.bbox[0]);
+  const h = Math.min(a.bbox[3], b.bbox[3]) - Math.max(a.bbox[1], b.bbox[1]);
+  if (w <= 0 || h <= 0) return false;
+  const area = (x: Evidence) => Math.max(1e-6, (x.bbox[2] - x.bbox[0]) * (x.bbox[3] - x.bbox[1]));
+  return (w * h) / Math.min(area(a), area(b)) > 0.5;
+}
+
 /** The best candidate, with a small boost for every other piece of evidence that agrees with it. */
 function pick(candidates: Candidate[], lastWins = false, largestWins = false): Candidate | null {
   if (!candidates.length) return null;
@@ -109,7 +119,10 @@ function pick(candidates: Candidate[], lastWins = false, largestWins = false): C
     return b.confidence - a.confidence || (lastWins ? b.order - a.order : a.order - b.order);
   });
   const best = sorted[0]!;
-  const agreeing = sorted.slice(1).filter((c) => sameValue(c.value, best.value) && c.evidence[0]?.text !== undefined).length;
+  // A key-value pair and a label reading of the same words are one piece of evidence, not two; a
+  // stand-in entity found there is another method agreeing.
+  const sameReading = (c: Candidate) => c.source !== 'entity' && best.source !== 'entity' && samePlace(c.evidence[0], best.evidence[0]);
+  const agreeing = sorted.slice(1).filter((c) => sameValue(c.value, best.value) && c.evidence[0]?.text !== undefined && !sameReading(c)).length;
   const boost = Math.min(0.06, agreeing * 0.03);
   return { ...best, confidence: Math.round(Math.min(0.98, best.confidence + boost) * 1000) / 1000 };
 }

@@ -164,6 +164,8 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
   const out: Candidate[] = [];
   const isText = spec.type === 'string' && !spec.concept?.kind.match(/id|currency|percent/) && !spec.format && !spec.enum;
   for (const m of matches) {
+    const key = labelText(m.line.text.slice(m.start, m.end));
+    const push = (c: Candidate) => out.push({ ...c, confidence: r3(unlessVague(spec, key, c.confidence)) });
     // A single generic word inside running text ("greetings from …") is a weak label.
     const sentence = m.line.words.length > 8 && !/^\s*[:#]/.test(m.line.text.slice(m.end)) && !m.line.inTable;
     const single = !m.line.text.slice(m.start, m.end).trim().includes(' ');
@@ -193,7 +195,7 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
       }
     }
     if (same) {
-      out.push(same);
+      push(same);
       continue;
     }
     if (text.trim() && !ctx.plan && !headerRow) continue;
@@ -203,17 +205,23 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     const right = rightOf(ctx, m, box);
     if (right) {
       const c = fromLine(spec, ctx, right, 0, right.text.length, (base - 0.05) * qualified, 'right');
-      if (c) out.push(c);
+      if (c) push(c);
     }
     if (!ctx.plan) continue;
     const under = below(ctx, m, box);
     if (under) {
       const c = fromLine(spec, ctx, under.line, under.start, under.end, (base - 0.1) * qualified, 'below');
-      if (c) out.push(c);
+      if (c) push(c);
     }
   }
   return out;
 }
+
+/** Highest confidence of a value found only under a vague label ("Reference" for a payment reference): below the default review floor. */
+const VAGUE_CAP = 0.65;
+
+/** The confidence of a value read under `key` (label text), held below the floor when the key is one of the field's vague labels. */
+const unlessVague = (spec: FieldSpec, key: string, confidence: number) => (spec.vagueLabels?.includes(key) ? Math.min(VAGUE_CAP, confidence) : confidence);
 
 /** How much of a key (as label text) a label of the field covers (1: the key is exactly a label). */
 const keySimilarity = (spec: FieldSpec, key: string) => labelTextSimilarity(spec, key);
@@ -232,7 +240,7 @@ export function keyValueCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       : { page: page.page_number, bbox: kv.value_bbox, text: kv.value.slice(c.start, c.end) };
     out.push({
       value: c.value,
-      confidence: r3((0.55 + 0.4 * sim) * c.fit * (0.85 + 0.15 * kv.confidence)),
+      confidence: r3(unlessVague(spec, key, (0.55 + 0.4 * sim) * c.fit * (0.85 + 0.15 * kv.confidence))),
       evidence: [evidence],
       source: 'key_value',
       order,
@@ -247,7 +255,8 @@ export function tableCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[
   for (const { page, table, cell, key } of ctx.labelCells) {
     const sim = keySimilarity(spec, key);
     if (sim < 0.7) continue;
-    const right = table.cells.find((c) => c.row === cell.row && c.col === cell.col + cell.col_span);
+    // In a header row ("Hotel Details | Check In | Check Out | Rooms" over their values) the next cell is another caption.
+    const right = headerRow(table, cell.row) ? undefined : table.cells.find((c) => c.row === cell.row && c.col === cell.col + cell.col_span);
     // A label heading a column of several values (an item table's "Total") names no single value.
     const column = table.cells.filter((c) => c.col === cell.col && c.row > cell.row && c.text.trim());
     const down = column.length > 1 ? undefined : table.cells.find((c) => c.col === cell.col && c.row === cell.row + cell.row_span);
@@ -257,7 +266,7 @@ export function tableCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[
       if (!c) continue;
       out.push({
         value: c.value,
-        confidence: r3((0.55 + 0.38 * sim - penalty) * c.fit),
+        confidence: r3(unlessVague(spec, key, (0.55 + 0.38 * sim - penalty) * c.fit)),
         evidence: [{ page: page.page_number, bbox: target.bbox, text: target.text.slice(c.start, c.end) }],
         source: 'table',
         order: ctx.lines.find((l) => l.page === page.page_number && l.bbox[1] >= table.bbox[1] - 1)?.order ?? 0,
@@ -266,6 +275,13 @@ export function tableCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[
     }
   }
   return out;
+}
+
+/** A row of three or more captions without a digit over a row with digits: each heads the values under it. */
+function headerRow(table: Table, row: number): boolean {
+  const filled = (r: number) => table.cells.filter((c) => c.row === r && c.text.trim());
+  const own = filled(row);
+  return own.length >= 3 && own.every((c) => !/\d/.test(c.text)) && filled(row + 1).some((c) => /\d/.test(c.text));
 }
 
 function entityCandidate(e: LocatedEntity, value: unknown, confidence: number): Candidate {

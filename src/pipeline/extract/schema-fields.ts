@@ -19,6 +19,8 @@ export interface FieldSpec {
   /** Labels to look for, folded, with how much a match on each is worth (1 = the field's own words). */
   labels: { text: string; weight: number }[];
   concept: Concept | null;
+  /** The concept's vague labels (vocabulary.ts) that are not the field's own words: a value under one of them stays below the review floor. */
+  vagueLabels?: string[];
   required: boolean;
   /** Columns of an array of objects. */
   columns?: FieldSpec[];
@@ -156,6 +158,11 @@ function phrasesOf(key: string, s: Json, parentPhrase: string | null): string[] 
   return out;
 }
 
+function vagueLabelsOf(concept: Concept | null, phrases: string[]): { vagueLabels?: string[] } {
+  const vague = (concept?.vague ?? []).filter((l) => !phrases.includes(l));
+  return vague.length ? { vagueLabels: vague } : {};
+}
+
 function valuePattern(s: Json): { pattern?: RegExp } {
   if (typeof s.pattern !== 'string' || typeOf(s) !== 'string') return {};
   try {
@@ -201,6 +208,7 @@ function walk(properties: Json, required: string[], root: Json, prefix: string, 
       ...valuePattern(s),
       labels: labelsFor(key, s, parentPhrase, concept),
       concept,
+      ...vagueLabelsOf(concept, phrases),
       required: required.includes(key),
     });
   }

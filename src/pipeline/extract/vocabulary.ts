@@ -13,6 +13,12 @@ export interface Concept {
   /** Labels printed on documents (folded: lower case, no accents). */
   labels: string[];
   kind: ValueKind;
+  /**
+   * Labels that name the kind of value but not whose it is ("Reference": the customer's, the
+   * order's, the payment's?): a value found only under one of them stays below the review floor,
+   * unless the field's own name is that label.
+   */
+  vague?: string[];
   /** Stand-in when no label is found. */
   fallback?: { entity?: EntityType; strategy?: 'first' | 'largest' | 'dominant_currency' | 'vendor' } & { confidence: number };
 }
@@ -123,7 +129,8 @@ export const CONCEPTS: Concept[] = [
   {
     id: 'iban',
     names: ['iban', 'bank account', 'account iban'],
-    labels: ['iban'],
+    // A bank account printed without the word IBAN: an account number that fails the IBAN check stays below the floor (coerce.ts).
+    labels: ['iban', 'bank account', 'bank account no', 'bank account number', 'bankrekening', 'bankverbindung', 'compte bancaire', 'cuenta bancaria', 'conto bancario'],
     kind: 'id',
     fallback: { entity: 'iban', strategy: 'first', confidence: 0.8 },
   },
@@ -175,6 +182,7 @@ export const CONCEPTS: Concept[] = [
     id: 'reference',
     names: ['reference', 'reference number', 'ref', 'payment reference', 'booking id', 'booking reference', 'transaction id'],
     labels: ['reference number', 'reference', 'ref no', 'ref', 'payment reference', 'booking id', 'booking reference', 'transaction id', 'referenz', 'verwendungszweck', 'referencia', 'referentie', 'kenmerk', 'riferimento'],
+    vague: ['reference', 'ref', 'ref no', 'reference number', 'referenz', 'referencia', 'referentie', 'kenmerk', 'riferimento'],
     kind: 'id',
     fallback: { entity: 'reference_number', strategy: 'first', confidence: 0.55 },
   },

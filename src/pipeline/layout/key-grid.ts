@@ -4,7 +4,7 @@
 // description, quantity, price or amount column) are line items, read from the tables, not
 // pairs.
 import type { KeyValue, Word } from '../canonical/model.js';
-import { foldKey, hasValueShape, wordsText } from './form-labels.js';
+import { foldKey, hasValueShape, keyness, wordsText } from './form-labels.js';
 import { COLUMN_CONCEPTS } from '../extract/vocabulary.js';
 import { maxOf, minOf, overlapX, union } from './geometry.js';
 import { type Phrase, phrase } from './phrases.js';
@@ -27,10 +27,19 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
     const h = header[0]!.h;
     let next = r + 1;
     let bottom = maxOf(header.map((p) => p.bbox[3]));
-    // A second caption row set tight under the first, in the same capitals, continues the captions.
-    let stacked: Phrase[] | undefined = rows[next];
-    if (stacked && isCaptionRow(stacked) && stacked[0]!.bbox[1] - bottom < 0.6 * h && allCaps(header) && allCaps(stacked)) {
-      for (const p of stacked) {
+    // Caption rows stacked under the first continue its captions ("IND/LOR" over "VOLUME", up to
+    // three rows): set tight under it in the same capitals, or overlapping it, as OCR splits one
+    // band of captions into rows when their baselines wander.
+    const stacked: Phrase[] = [];
+    for (let more = 0; more < 2 && next < rows.length; more++) {
+      const below = rows[next]!;
+      const top = minOf(below.map((p) => p.bbox[1]));
+      const above = more === 0 ? header : rows[next - 1]!;
+      const tight = top - bottom < 0.6 * h && allCaps(above) && allCaps(below);
+      const overlapping = top < bottom - 0.25 * h;
+      if (!isCaptionRow(below) || !(tight || overlapping)) break;
+      for (const p of below) {
+        if (!/[\p{L}\p{N}]/u.test(p.text)) continue; // a speck, not a caption
         const col = columnOf(columns, p);
         if (col) {
           for (const w of p.words) col.key.push(w);
@@ -39,9 +48,10 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
         } else columns.push({ key: [...p.words], x0: p.bbox[0], x1: p.bbox[2] });
       }
       columns.sort((a, b) => a.x0 - b.x0);
-      bottom = maxOf(stacked.map((p) => p.bbox[3]));
+      bottom = maxOf(below.map((p) => p.bbox[3]));
+      stacked.push(...below);
       next++;
-    } else stacked = undefined;
+    }
     if (isItemHeader(columns)) continue;
     const caps = allCaps(header);
     const found: { col: Column; words: Word[] }[] = [];
@@ -70,7 +80,9 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
           const a = above[i];
           const box = a && union(a.words.map((w) => w.bbox));
           // A value of a known shape (date, amount, id) is complete.
-          return a !== undefined && box !== undefined && !hasValueShape(wordsText(a.words)) && Math.abs(box[0] - p.bbox[0]) < p.h && p.bbox[1] - box[3] < 0.8 * p.h;
+          // Where it starts, or indented under it (a hanging indent: "Ness, Motley," over "  Loadholt,").
+          const indent = box ? p.bbox[0] - box[0] : Infinity;
+          return a !== undefined && box !== undefined && !hasValueShape(wordsText(a.words)) && indent > -p.h && indent < 2 * p.h && p.bbox[1] - box[3] < 0.8 * p.h;
         });
       if (!continues && records > 0 && row.length < Math.max(1, Math.floor(firstRow.length / 2))) break;
       row.forEach((p, i) => {
@@ -79,14 +91,16 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
       });
       if (!continues) records++;
       if (records === 1 && !continues) firstRow = row;
-      lastRow = row;
+      // The record a continuation line belongs to stays the row to compare with.
+      if (!continues) lastRow = row;
       valueRows.push(printed);
       bottom = maxOf(row.map((p) => p.bbox[3]));
     }
     if (found.length === 0) continue;
-    // Captions the vocabulary knows, or values with digits, make it a grid rather than lines of text.
+    // Captions the vocabulary knows (or that start or end with a word it knows: "Sender Voice
+    // Number"), or values with digits, make it a grid rather than lines of text.
     // Captions nobody knows need a table's evidence: three columns and several records with digits.
-    if (!header.some((p) => p.key !== 'plain') && (columns.length < 3 || records < 2 || !found.some((f) => f.words.some((w) => /\d/.test(w.text))))) continue;
+    if (!header.some((p) => p.key !== 'plain' || p.caption) && (columns.length < 3 || records < 2 || !found.some((f) => f.words.some((w) => /\d/.test(w.text))))) continue;
     const base = records === 1 ? 0.6 : 0.5;
     for (const { col, words } of found) {
       const text = wordsText(words);
@@ -98,7 +112,7 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
         confidence: base + (hasValueShape(text) ? 0.05 : 0),
       });
     }
-    for (const p of [...header, ...(stacked ?? []), ...valueRows.flat()]) p.used = true;
+    for (const p of [...header, ...stacked, ...valueRows.flat()]) p.used = true;
     r = next - 1;
   }
   return out;
@@ -115,9 +129,17 @@ function splitAcross(columns: readonly Column[], p: Phrase): Phrase[] {
   const gaps = p.words.slice(1).map((w, i) => ({ at: i + 1, size: w.bbox[0] - p.words[i]!.bbox[2] }));
   const usual = [...gaps].sort((a, b) => a.size - b.size)[gaps.length >> 1]!.size;
   const cuts = [...gaps].sort((a, b) => b.size - a.size).slice(0, over - 1).filter((g) => g.size > 1.5 * Math.max(usual, 0.2 * p.h)).map((g) => g.at).sort((a, b) => a - b);
-  if (!cuts.length) return [p];
+  if (!cuts.length) {
+    // No gap stands out: cut where words without digits turn into a value of known shape set
+    // under another column ("Brown Rudnick Freed 617-330-9000" over Company and Phone).
+    const at = p.words.findIndex((w, i) => i > 0 && !/\d/.test(p.words[i - 1]!.text) && hasValueShape(wordsText(p.words.slice(i))) && columnAt(columns, w) !== columnAt(columns, p.words[0]!));
+    return at > 0 ? [phrase(p.words.slice(0, at), p.row, p.h), phrase(p.words.slice(at), p.row, p.h)] : [p];
+  }
   return [0, ...cuts].map((from, i) => phrase(p.words.slice(from, cuts[i] ?? p.words.length), p.row, p.h));
 }
+
+/** The column whose extent holds a word's centre. */
+const columnAt = (columns: readonly Column[], w: Word) => columns.find((c) => (w.bbox[0] + w.bbox[2]) / 2 >= c.x0 && (w.bbox[0] + w.bbox[2]) / 2 <= c.x1) ?? null;
 
 /**
  * A caption over two values of the first row ("Numéro de ligne  Id.client" set close over
@@ -144,11 +166,50 @@ function splitUnder(columns: Column[], row: readonly Phrase[]): void {
   }
 }
 
-/** Two or more unused captions and nothing else on the row. */
-const isCaptionRow = (row: readonly Phrase[]) =>
-  row.length >= 2 && row.every((p) => !p.used && p.key !== null && (p.key === 'colon' || !/\d/.test(p.text)));
+/**
+ * A caption row with another caption row overlapping it from below: one band of captions that OCR
+ * split into rows (its captions head columns; none is the value of the one before it).
+ */
+export function startsCaptionBand(rows: readonly Phrase[][], r: number): boolean {
+  const row = rows[r];
+  const below = rows[r + 1];
+  if (!row || !below || !isCaptionRow(row) || !isCaptionRow(below)) return false;
+  return minOf(below.map((p) => p.bbox[1])) < maxOf(row.map((p) => p.bbox[3])) - 0.25 * row[0]!.h;
+}
 
-const allCaps = (row: readonly Phrase[]) => row.every((p) => p.text === p.text.toUpperCase());
+/**
+ * A caption row over a row of values (no caption among them, a number among them), each set under
+ * one of its captions ("ITEMS | QUANTITY REQUIRED" over "BASEBALL CAP | 1500"): the captions head
+ * columns; none is the value of the one before it.
+ */
+export function headsValueRow(rows: readonly Phrase[][], r: number): boolean {
+  const row = rows[r];
+  const below = rows[r + 1];
+  if (!row || !below || !isCaptionRow(row) || below.length < 2) return false;
+  const h = row[0]!.h;
+  if (minOf(below.map((p) => p.bbox[1])) - maxOf(row.map((p) => p.bbox[3])) > ROW_GAP * h) return false;
+  // A "Key:" before a phrase without a colon is a key with its value, not a caption among captions.
+  if (row.some((p, i) => p.key === 'colon' && row[i + 1] && row[i + 1]!.key !== 'colon')) return false;
+  if (below.some((p) => p.caption || p.used || /:$/.test(p.text)) || !below.some((p) => /\d/.test(p.text))) return false;
+  const columns: Column[] = row.map((p) => ({ key: p.words, x0: p.bbox[0], x1: p.bbox[2] }));
+  const cols = below.map((p) => columnOf(columns, p));
+  return cols.every((c) => c) && new Set(cols).size === cols.length;
+}
+
+/** Two or more unused captions and nothing else on the row (specks OCR reads as punctuation aside). */
+const isCaptionRow = (row: readonly Phrase[]) => {
+  const real = row.filter((p) => /[\p{L}\p{N}]/u.test(p.text));
+  return real.length >= 2 && real.every((p) => !p.used && captionKey(p) !== null && (captionKey(p) === 'colon' || !/\d/.test(p.text)));
+};
+
+/** A phrase's keyness without the punctuation-only words OCR reads from specks and rules (". Name"). */
+const captionKey = (p: Phrase) => p.key ?? (p.words.some((w) => !/[\p{L}\p{N}]/u.test(w.text)) ? keyness(p.words.filter((w) => /[\p{L}\p{N}]/u.test(w.text))) : null);
+
+/** In capitals: nearly every letter upper case (OCR reads the odd capital as lower case, "INDILOr"). */
+const allCaps = (row: readonly Phrase[]) => {
+  const letters = row.map((p) => p.text).join('').replace(/[^\p{L}]/gu, '');
+  return letters.length > 0 && letters.replace(/[^\p{Lu}]/gu, '').length >= 0.85 * letters.length;
+};
 
 /** The column a phrase sits under: the most overlapped one, else the one whose extent (widened by a line height) holds its centre. */
 function columnOf(columns: Column[], p: Phrase): Column | null {

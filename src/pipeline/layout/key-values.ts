@@ -9,9 +9,9 @@
 // A phrase is used once: a value is never the key of another pair. Confidence says how sure the
 // pattern is; a known label and a value of the expected shape (date, amount, id) raise it.
 import type { BBox, KeyValue, Line, Table, Word } from '../canonical/model.js';
-import { hasValueShape, isLabel, wordsText } from './form-labels.js';
+import { hasValueShape, isKnownLabel, isLabel, wordsText } from './form-labels.js';
 import { overlapX, overlapY, union } from './geometry.js';
-import { gridKeyValues } from './key-grid.js';
+import { gridKeyValues, headsValueRow, startsCaptionBand } from './key-grid.js';
 import { type Phrase, phraseRows } from './phrases.js';
 
 import { tableCellKeyValues, tableKeyValues } from './table-key-values.js';
@@ -38,9 +38,12 @@ function sameValue(a: KeyValue, b: KeyValue): boolean {
 function wordKeyValues(words: readonly Word[]): KeyValue[] {
   const rows = phraseRows(words);
   const out: KeyValue[] = [];
+  for (const row of rows) for (const pair of checkedBoxes(row)) out.push(pair);
   const inline = rows.flatMap((row) => row.map((p) => ({ phrase: p, pairs: inlinePairs(p) })));
   for (const { pairs } of inline) for (const pair of pairs) out.push(pair);
-  for (const row of rows) for (const pair of rightPairs(row)) out.push(pair);
+  rows.forEach((row, r) => {
+    if (!startsCaptionBand(rows, r) && !headsValueRow(rows, r)) for (const pair of rightPairs(row, inList(rows, r))) out.push(pair);
+  });
   for (const pair of gridKeyValues(rows)) out.push(pair);
   for (const row of rows) for (const p of row) {
     const kv = belowPair(rows, p);
@@ -51,12 +54,68 @@ function wordKeyValues(words: readonly Word[]): KeyValue[] {
   for (const { phrase, pairs } of inline) {
     const last = pairs[pairs.length - 1];
     if (!last || last.value_bbox[2] < phrase.bbox[2] - 1) continue;
+    const drifted = driftedOn(rows, phrase);
+    if (drifted) {
+      drifted.used = true;
+      last.value = `${last.value} ${drifted.text}`;
+      last.value_bbox = union([last.value_bbox, drifted.bbox]);
+      continue;
+    }
     const more = continuedLines(rows, phrase, last.value_bbox[0], 3);
     if (!more.length) continue;
     last.value = [last.value, ...more.map((m) => m.text)].join(' ');
     last.value_bbox = union([last.value_bbox, ...more.map((m) => m.bbox)]);
   }
+  return out.filter((kv) => /[\p{L}\p{N}]/u.test(kv.value) && isKeyText(kv.key));
+}
+
+/**
+ * A key says what it names: a label of the vocabulary, or a word of three letters or more. OCR
+ * reads specks and stamps as "f-1", "xC", "R"; a value is never punctuation alone (a ditto mark,
+ * a speck read as "©").
+ */
+const isKeyText = (key: string) => /\p{L}/u.test(key) && (isKnownLabel(key) || /\p{L}{3}/u.test(key));
+
+// ---------------------------------------------------------------- 0. check boxes
+
+/** An "X" (or a tick) that OCR read in a ticked box. */
+const CHECK_MARK = /^[xX✓✔☑☒]$/;
+
+/**
+ * A ticked box: the mark right after its caption ("PARTIAL  X", "DEC 21 X") pairs the caption with
+ * the mark, as a form's annotation does. The caption is the words before the mark in its phrase,
+ * or the phrase before it on the row when the mark stands alone (within a few line heights).
+ */
+function checkedBoxes(row: Phrase[]): KeyValue[] {
+  const out: KeyValue[] = [];
+  row.forEach((p, i) => {
+    const mark = p.words[p.words.length - 1]!;
+    if (p.used || !CHECK_MARK.test(mark.text)) return;
+    const prev = row[i - 1];
+    const key = p.words.length > 1 ? p.words.slice(0, -1) : prev && !prev.used && mark.bbox[0] - prev.bbox[2] < 5 * p.h ? prev.words : null;
+    if (!key || key.length > 4 || !/\p{L}/u.test(wordsText(key)) || /:$/.test(wordsText(key)) || CHECK_MARK.test(key[key.length - 1]!.text)) return;
+    out.push(pair(key, [mark], 0.6));
+    p.used = true;
+    if (p.words.length === 1) prev!.used = true;
+  });
   return out;
+}
+
+/**
+ * The rest of a line on a skewed scan: a phrase on the row above or below that starts right where
+ * this one ends and overlaps it in height ("ARRIVAL DATE AND TIME: 2/18/80 7:00" then "P.M." a
+ * few points lower), when it is no caption or key of its own.
+ */
+function driftedOn(rows: readonly Phrase[][], from: Phrase): Phrase | null {
+  for (const r of [from.row - 1, from.row + 1]) {
+    for (const p of rows[r] ?? []) {
+      const gap = p.bbox[0] - from.bbox[2];
+      const shared = Math.min(p.bbox[3], from.bbox[3]) - Math.max(p.bbox[1], from.bbox[1]);
+      if (p.used || p.caption || p.key === 'colon' || p.key === 'known' || /\p{L}:/u.test(p.text)) continue;
+      if (gap > -0.5 * from.h && gap < from.h && shared > 0.3 * Math.min(from.h, p.h)) return p;
+    }
+  }
+  return null;
 }
 
 /** Unused lines below `from` that continue its value: starting at `left`, set close, no caption and no colon; at most `max`. */
@@ -124,8 +183,20 @@ function splitGlued(words: readonly Word[]): Word[] {
 
 // ---------------------------------------------------------------- 2. right of the key
 
-/** A key with its value in the next phrase of the row. */
-function rightPairs(row: Phrase[]): KeyValue[] {
+/**
+ * Whether a row of a text phrase and a number has neighbours of the same make, starting where it
+ * starts ("Kroger  21" over "Rich Oil  82"): the records of a list, not a caption with its value.
+ */
+function inList(rows: readonly Phrase[][], r: number): boolean {
+  const row = rows[r]!;
+  if (row.length !== 2) return false;
+  const alike = (other: Phrase[] | undefined) =>
+    !!other && other.length === 2 && !/\d/.test(other[0]!.text) && /\d/.test(other[1]!.text) && Math.abs(other[0]!.bbox[0] - row[0]!.bbox[0]) < row[0]!.h && Math.abs(other[1]!.bbox[2] - row[1]!.bbox[2]) < 2 * row[0]!.h && Math.abs(other[0]!.bbox[1] - row[0]!.bbox[1]) < 3 * row[0]!.h;
+  return alike(rows[r - 1]) || alike(rows[r + 1]);
+}
+
+/** A key with its value in the next phrase of the row (an unknown phrase only when it reads as a caption or is not in a list of records). */
+function rightPairs(row: Phrase[], listed = false): KeyValue[] {
   const out: KeyValue[] = [];
   for (let i = 0; i + 1 < row.length; i++) {
     const k = row[i]!;
@@ -137,7 +208,7 @@ function rightPairs(row: Phrase[]): KeyValue[] {
     else if (k.key === 'known' && v.key !== 'known') confidence = digits ? 0.6 : 0.5;
     // An unknown caption only before a value of a known shape, alone on its row: in a row of
     // several phrases it is more likely a table's first cell.
-    else if (k.key === 'plain' && digits && row.length === 2 && hasValueShape(v.text)) confidence = 0.5;
+    else if (k.key === 'plain' && digits && row.length === 2 && hasValueShape(v.text) && !(listed && !k.caption)) confidence = 0.5;
     if (!confidence) continue;
     out.push(pair(k.words, v.words, confidence + shapeBonus(v.words), true));
     k.used = v.used = true;
