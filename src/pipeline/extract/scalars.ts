@@ -10,7 +10,7 @@ import type { BBox, Table, TableCell } from '../canonical/model.js';
 import { legalFormOcrFixed } from '../entities/organisations.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
-import { issuerSupport, nameFromDomain, recipientLines } from './parties.js';
+import { brandFromDomain, issuerSupport, nameCarriesBrand, nameFromDomain, recipientLines } from './parties.js';
 import { type FieldSpec, labelText, labelTextSimilarity } from './schema-fields.js';
 
 export interface Candidate {
@@ -383,13 +383,13 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       const found = entities.find((e) => e.type === 'organization' && e.page === firstPage && !recipient.has(e.line));
       // The earlier of the two in reading order: the heading is printed first.
       const org = found && (!alone || found.line.order < alone.order) ? found : undefined;
+      const legal: Candidate[] = [...fromDomain];
       if (org) {
         const candidate = organisationCandidate(ctx, org);
         const support = issuerSupport(String(candidate.value), org.line, ctx.pages[0]?.height ?? 0, ctx.lines, entities, recipient);
-        return [...fromDomain, { ...candidate, confidence: r3(candidate.confidence + support) }];
-      }
-      if (alone) return [...fromDomain, alone];
-      if (fromDomain.length) return fromDomain;
+        legal.push({ ...candidate, confidence: r3(candidate.confidence + support) });
+      } else if (alone) legal.push(alone);
+      if (legal.length) return legal;
       // A line in lower case only is a note or a name written on the document, not a company's heading.
       const line = ctx.lines.find((l) => l.page === firstPage && /\p{L}{3}/u.test(l.text) && /\p{Lu}/u.test(l.text) && !TITLE_WORDS.test(l.text) && !recipient.has(l));
       if (!line) return [];
@@ -407,6 +407,27 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       return [entityCandidate(e, value, fb.confidence)];
     }
   }
+}
+
+/**
+ * The brand the issuer trades under (parties.ts brandFromDomain): confirmed by the document's own
+ * domain (+0.12) and printed again (+0.08), as sure as a heading those two confirm.
+ */
+export function brandCandidate(ctx: ScalarContext): Candidate | null {
+  const brand = brandFromDomain(ctx.lines, ctx.entities, recipientLines(ctx.lines));
+  if (!brand || brand.line.page !== ctx.pages[0]?.page_number) return null;
+  const confidence = r3((0.55 + 0.12 + 0.08) * rangeConfidence(brand.line, brand.start, brand.end));
+  return { value: brand.text, confidence, evidence: [locate(brand.line, brand.start, brand.end)], source: 'entity', order: brand.line.order };
+}
+
+/**
+ * A brand names the issuer over legal names that do not carry it ("Flipkart" over "Sold By: WS
+ * Retail Services Pvt. Ltd."); where one carries it ("Coolblue B.V."), the legal name stays.
+ */
+export function preferBrand(candidates: Candidate[], brand: Candidate | null): Candidate[] {
+  if (!brand) return candidates;
+  const carried = candidates.some((c) => typeof c.value === 'string' && nameCarriesBrand(c.value, String(brand.value)));
+  return carried ? candidates : [brand];
 }
 
 /** Address fallback: the lines that end with the first postal code on the first page. */
