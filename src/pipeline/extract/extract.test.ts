@@ -127,6 +127,12 @@ describe('runExtraction: scalar fields', () => {
     expect(vat(['Sælger: Acme ApS', 'CVR-nr.: 13585628'])).toMatchObject({ value: 'DK13585628' });
   });
 
+  it('reads no other field caption as a value: "GST No." under an empty "Address" row', () => {
+    const lines = ['LIGHTROOM GALLERY SDN BHD', 'No: 28, JALAN ASTANA 1C,', 'BANDAR BUKIT RAJA, 41050', 'KLANG SELANGOR', 'TAX INVOICE', 'Name : CASH', 'Address', 'GST No.', 'Total 73.00'];
+    const address = runExtraction(documentFromLines(lines), template({ address: { type: 'string' } })).extraction.data.address;
+    expect(address).toBe('No: 28, JALAN ASTANA 1C, BANDAR BUKIT RAJA, 41050 KLANG SELANGOR');
+  });
+
   it('marks missing required fields for review with confidence 0', () => {
     const out = runExtraction(documentFromLines(['Nothing useful here']), { id: null, version: null, json_schema: { type: 'object', properties: { po_number: { type: 'string' }, note: { type: 'string' } }, required: ['po_number'] } });
     expect(out.extraction.fields.po_number).toEqual({ value: null, confidence: 0, evidence: [] });

@@ -12,6 +12,7 @@ import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
 import { brandFromDomain, issuerSupport, nameCarriesBrand, nameFromDomain, recipientLines } from './parties.js';
 import { type FieldSpec, labelText, labelTextSimilarity } from './schema-fields.js';
+import { CONCEPTS } from './vocabulary.js';
 
 export interface Candidate {
   value: unknown;
@@ -159,6 +160,15 @@ const OTHER_EVENT = /(?:^|[\s|:])(?:sub|order|ordered|delivery|delivered|due|shi
 /** A one-word label ("Date") right after a word naming another event is that event's label. */
 const namesOtherEvent = (m: LabelMatch) => OTHER_EVENT.test(m.line.text.slice(Math.max(0, m.start - 24), m.start));
 
+// Every label the vocabulary knows, as labelText reads it.
+const KNOWN_LABELS = new Set(CONCEPTS.flatMap((c) => c.labels.map(labelText)));
+
+/**
+ * A caption with nothing after it ("GST No." under an empty "Address" row) is another field's
+ * label, not the value of the label above it or to its left.
+ */
+const isBareLabel = (value: unknown) => typeof value === 'string' && KNOWN_LABELS.has(labelText(value));
+
 /** Candidates from labels printed in lines. `stops` are where other labels begin on each line. */
 export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: LabelMatch[], stops: Map<TextLine, number[]>): Candidate[] {
   const out: Candidate[] = [];
@@ -205,13 +215,13 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     const right = rightOf(ctx, m, box);
     if (right) {
       const c = fromLine(spec, ctx, right, 0, right.text.length, (base - 0.05) * qualified, 'right');
-      if (c) push(c);
+      if (c && !isBareLabel(c.value)) push(c);
     }
     if (!ctx.plan) continue;
     const under = below(ctx, m, box);
     if (under) {
       const c = fromLine(spec, ctx, under.line, under.start, under.end, (base - 0.1) * qualified, 'below');
-      if (c) push(c);
+      if (c && !isBareLabel(c.value)) push(c);
     }
   }
   return out;
