@@ -91,3 +91,11 @@ describe('receipts read through OCR', () => {
     expect(read(['Total', '5.00', 'Rounding Adjustment 0.03', 'Total After Rounding 5.00', 'Cash 10.03', 'CHANGE 5.00']).data.total).toBe(5);
   });
 });
+
+describe('receipt company', () => {
+  it('is no street read under a label that names a number ("COMPANY NO:" over "LOT PTD 198718 …", 288)', () => {
+    const company = extract('288').fields.company!;
+    expect(company.value).not.toBe('LOT PTD 198718');
+    expect(company.confidence < 0.7 || company.value === receiptKey('288').company).toBe(true);
+  });
+});

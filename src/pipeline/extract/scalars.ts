@@ -169,11 +169,15 @@ const KNOWN_LABELS = new Set(CONCEPTS.flatMap((c) => c.labels.map(labelText)));
  */
 const isBareLabel = (value: unknown) => typeof value === 'string' && KNOWN_LABELS.has(labelText(value));
 
+const NAMES_A_NUMBER = /^[\s.]*(?:no|nr|number|num|nummer|numero|reg(?:istration)?\s*(?:no|nr|number)|id)\b/i;
+
 /** Candidates from labels printed in lines. `stops` are where other labels begin on each line. */
 export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: LabelMatch[], stops: Map<TextLine, number[]>): Candidate[] {
   const out: Candidate[] = [];
   const isText = spec.type === 'string' && !spec.concept?.kind.match(/id|currency|percent/) && !spec.format && !spec.enum;
   for (const m of matches) {
+    // "Company No:", "Customer Nr.": the label names a number, not the name a free-text field holds.
+    if (isText && NAMES_A_NUMBER.test(m.line.text.slice(m.end))) continue;
     const key = labelText(m.line.text.slice(m.start, m.end));
     const push = (c: Candidate) => out.push({ ...c, confidence: r3(unlessVague(spec, key, c.confidence)) });
     // A single generic word inside running text ("greetings from …") is a weak label.
