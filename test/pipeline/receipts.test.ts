@@ -92,6 +92,13 @@ describe('receipts read through OCR', () => {
   });
 });
 
+describe('receipt total after rounding', () => {
+  it('is the total after rounding, not the total before it, when a card paid it (228)', () => {
+    expect(extract('228').data.total).toBe(48.95);
+    expect(Number(receiptKey('228').total)).toBe(48.95);
+  });
+});
+
 describe('receipt company', () => {
   it('is no street read under a label that names a number ("COMPANY NO:" over "LOT PTD 198718 …", 288)', () => {
     const company = extract('288').fields.company!;
