@@ -50,4 +50,22 @@ describe('issuer and recipient blocks', () => {
     const doc = documentFromLines(['INVOICE 2024-17', 'Bill to:', 'Jane Customer Ltd', 'Payment by transfer', 'Account holder: Northwind Traders', 'IBAN: DE89 3704 0044 0532 0130 00']);
     expect(runExtraction(doc, template).extraction.data.vendor).toBe('Northwind Traders');
   });
+  it('names the brand that the own domain of the document spells over a legal name that does not carry it (FlipkartInvoice: "Sold By : WS Retail Services", flipkart.com; oyo: oyorooms.com)', async () => {
+    expect(await vendorOf('FlipkartInvoice.pdf')).toBe('Flipkart');
+    expect(await vendorOf('oyo.pdf')).toBe('OYO');
+  });
+
+  it('takes a brand only when its domain spells it and it is printed twice, and keeps a legal name that carries it', () => {
+    const lines = ['TAX INVOICE', 'Sold By: Northwind Retail Pvt. Ltd.', 'Ordered through Shopwise.com', 'Questions? Shopwise support: help@shopwise.com', 'Total 120.00', 'Bill to:', 'Jane Customer'];
+    expect(runExtraction(documentFromLines(lines), template).extraction.fields.vendor).toMatchObject({ value: 'Shopwise', confidence: 0.75 });
+    // Printed once: the legal name stays.
+    const once = ['TAX INVOICE', 'Sold By: Northwind Retail Pvt. Ltd.', 'Ordered through Shopwise.com', 'Questions? help@shopwise.com', 'Total 120.00'];
+    expect(runExtraction(documentFromLines(once), template).extraction.data.vendor).toBe('Northwind Retail Pvt. Ltd.');
+    // The customer's own domain, in its block, is no brand of the issuer.
+    const customers = ['TAX INVOICE', 'Sold By: Northwind Retail Pvt. Ltd.', 'Total 120.00', 'Bill to:', 'Shopwise buyer desk', 'buyer@shopwise.com', 'Shopwise Hall 4'];
+    expect(runExtraction(documentFromLines(customers), template).extraction.data.vendor).toBe('Northwind Retail Pvt. Ltd.');
+    // A legal name that carries the brand stays.
+    const carried = ['TAX INVOICE', 'Sold By: Shopwise Retail Pvt. Ltd.', 'Total 120.00', 'Ordered through Shopwise.com', 'Shopwise support: help@shopwise.com'];
+    expect(runExtraction(documentFromLines(carried), template).extraction.data.vendor).toBe('Shopwise Retail Pvt. Ltd.');
+  });
 });

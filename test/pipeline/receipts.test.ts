@@ -91,3 +91,18 @@ describe('receipts read through OCR', () => {
     expect(read(['Total', '5.00', 'Rounding Adjustment 0.03', 'Total After Rounding 5.00', 'Cash 10.03', 'CHANGE 5.00']).data.total).toBe(5);
   });
 });
+
+describe('receipt total after rounding', () => {
+  it('is the total after rounding, not the total before it, when a card paid it (228)', () => {
+    expect(extract('228').data.total).toBe(48.95);
+    expect(Number(receiptKey('228').total)).toBe(48.95);
+  });
+});
+
+describe('receipt company', () => {
+  it('is no street read under a label that names a number ("COMPANY NO:" over "LOT PTD 198718 …", 288)', () => {
+    const company = extract('288').fields.company!;
+    expect(company.value).not.toBe('LOT PTD 198718');
+    expect(company.confidence < 0.7 || company.value === receiptKey('288').company).toBe(true);
+  });
+});

@@ -123,6 +123,19 @@ export function vatCheckDigits(country: string, num: string): boolean | null {
       const r = 11 - (weighted(num, [9, 8, 7, 6, 5, 4, 3, 2]) % 11);
       return (r >= 10 ? 0 : r) === Number(num[8]);
     }
+    case 'CZ': {
+      // Legal entities (8 digits, the DIČ's IČO): weights 8…2, (11 − sum mod 11) mod 10. Longer
+      // numbers are birth numbers of sole traders, with a scheme of their own.
+      if (!/^\d{8,10}$/.test(num)) return false;
+      if (num.length > 8) return null;
+      return (11 - (weighted(num, [8, 7, 6, 5, 4, 3, 2]) % 11)) % 10 === Number(num[7]);
+    }
+    case 'SK':
+      // IČ DPH: ten digits, the first not 0, the third one of 2 3 4 7 8 9, divisible by 11.
+      return /^[1-9]\d[2-47-9]\d{7}$/.test(num) && Number(num) % 11 === 0;
+    case 'SE':
+      // The organisation number (Luhn) followed by 01.
+      return /^\d{10}01$/.test(num) ? luhnValid(num.slice(0, 10)) : false;
     default:
       return null;
   }

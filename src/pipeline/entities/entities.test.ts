@@ -152,6 +152,27 @@ describe('identifiers with checksums', () => {
     expect(vatCheckDigits('IT', '00743110157')).toBe(true);
   });
 
+  it('checks Czech, Slovak and Swedish VAT check digits', () => {
+    expect(vatCheckDigits('CZ', '25123891')).toBe(true);
+    expect(vatCheckDigits('CZ', '25123890')).toBe(false);
+    // Ten digits: a sole trader's birth number, another scheme.
+    expect(vatCheckDigits('CZ', '7103192745')).toBe(null);
+    expect(vatCheckDigits('SK', '2021853504')).toBe(true);
+    expect(vatCheckDigits('SK', '2021853505')).toBe(false);
+    expect(vatCheckDigits('SE', '556036079301')).toBe(true);
+    expect(vatCheckDigits('SE', '556036079401')).toBe(false);
+  });
+
+  it('reads unprefixed numbers after national VAT labels (DIČ, IČ DPH, ИНН, ΑΦΜ, CVR)', () => {
+    expect(ofType(['DIČ: 25123891'], 'tax_id')).toEqual(['CZ25123891']);
+    expect(ofType(['IČ DPH: 2021853504'], 'tax_id')).toEqual(['SK2021853504']);
+    expect(ofType(['ИНН 7707083893'], 'tax_id', { taxIdPrefixMode: 'off' })).toEqual(['7707083893']);
+    expect(ofType(['ΑΦΜ: 094014201'], 'tax_id', { taxIdPrefixMode: 'off' })).toEqual(['094014201']);
+    expect(ofType(['CVR-nr. 13585628'], 'tax_id', { taxIdPrefixMode: 'off' })).toEqual(['13585628']);
+    // Not a label inside a longer word.
+    expect(ofType(['Dictionary 25123891'], 'tax_id')).toEqual([]);
+  });
+
   it('applies tax_id_country_prefix_mode', () => {
     const lines = ['USt-IdNr.: 232 446 240', 'IBAN DE30507500940000048567'];
     expect(ofType(lines, 'tax_id', { taxIdPrefixMode: 'infer' })).toEqual(['DE232446240']);

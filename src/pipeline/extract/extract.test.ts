@@ -119,6 +119,20 @@ describe('runExtraction: scalar fields', () => {
     expect(runExtraction(doc, template({ date: { type: 'string', format: 'date' }, due_date: { type: 'string', format: 'date' } })).extraction.fields.date!.confidence).toBeLessThan(0.5);
   });
 
+  it('reads a VAT id printed without its country prefix under a national label (DIČ, IČ DPH, CVR), checked by its check digits', () => {
+    const vat = (lines: string[]) => runExtraction(documentFromLines(lines), template({ vat_id: { type: 'string' } })).extraction.fields.vat_id!;
+    expect(vat(['Dodavatel: Acme s.r.o.', 'DIČ: 25123891', 'Celkem 1 210,00 Kč'])).toMatchObject({ value: 'CZ25123891' });
+    expect(vat(['Dodavatel: Acme s.r.o.', 'DIČ: 25123891', 'Celkem 1 210,00 Kč']).confidence).toBeGreaterThanOrEqual(0.7);
+    expect(vat(['Dodávateľ: Acme s.r.o.', 'IČ DPH: 2021853504'])).toMatchObject({ value: 'SK2021853504' });
+    expect(vat(['Sælger: Acme ApS', 'CVR-nr.: 13585628'])).toMatchObject({ value: 'DK13585628' });
+  });
+
+  it('reads no other field caption as a value: "GST No." under an empty "Address" row', () => {
+    const lines = ['LIGHTROOM GALLERY SDN BHD', 'No: 28, JALAN ASTANA 1C,', 'BANDAR BUKIT RAJA, 41050', 'KLANG SELANGOR', 'TAX INVOICE', 'Name : CASH', 'Address', 'GST No.', 'Total 73.00'];
+    const address = runExtraction(documentFromLines(lines), template({ address: { type: 'string' } })).extraction.data.address;
+    expect(address).toBe('No: 28, JALAN ASTANA 1C, BANDAR BUKIT RAJA, 41050 KLANG SELANGOR');
+  });
+
   it('marks missing required fields for review with confidence 0', () => {
     const out = runExtraction(documentFromLines(['Nothing useful here']), { id: null, version: null, json_schema: { type: 'object', properties: { po_number: { type: 'string' }, note: { type: 'string' } }, required: ['po_number'] } });
     expect(out.extraction.fields.po_number).toEqual({ value: null, confidence: 0, evidence: [] });

@@ -13,7 +13,7 @@ import { isEmpty } from './paths.js';
 import { type PostProcessing, postProcess } from './postprocess.js';
 import type { Rule } from './rule-kinds.js';
 import { type ValidationEntry, ruleId, runRules } from './rules.js';
-import { type Candidate, type ScalarContext, addressCandidates, fallbackCandidates, keyValueCandidates, labelCandidates, labelCells, labelKeyValues, labelStops, tableCandidates } from './scalars.js';
+import { type Candidate, type ScalarContext, addressCandidates, brandCandidate, preferBrand, fallbackCandidates, keyValueCandidates, labelCandidates, labelCells, labelKeyValues, labelStops, tableCandidates } from './scalars.js';
 import { layoutItems } from './line-items.js';
 import { crossCheckAmounts } from './arithmetic.js';
 import { addressBlockCandidates } from './address-block.js';
@@ -178,6 +178,7 @@ function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], 
     let candidates = [...fromLabels, ...fallbackCandidates(field, ctx), ...addressBlockCandidates(field, ctx, vendorLine), ...addressCandidates(field, ctx, vendorLine)];
     if (field.concept?.id === 'total') candidates = weighTotalCandidates(candidates, ctx);
     if (field.concept?.id === 'vendor' || field.concept?.id === 'customer') candidates = candidates.filter((c) => typeof c.value !== 'string' || isNameLike(c.value));
+    if (field.concept?.id === 'vendor') candidates = preferBrand(candidates, brandCandidate(ctx));
     const best = pick(candidates, LAST_WINS.has(field.concept?.id ?? ''), field.concept?.id === 'total');
     if (best) result.scalars.set(field.path, longTextDoubt(best));
   });

@@ -65,3 +65,63 @@ export function issuerSupport(name: string, line: TextLine, pageHeight: number, 
   if ([line, ...again].some((l) => REGISTRATION.test(l.text))) support += 0.1;
   return support;
 }
+
+// A web address or e-mail printed as a word: its letters are the domain itself, not a mention of the brand.
+const ADDRESS_WORD = /@|\/|^www\./i;
+// "Flipkart.com" mentions the brand Flipkart: the name part of a bare host name.
+const HOST_WORD = /^([\p{L}\p{N}-]+)\.(?:[a-z]{2,6})(?:\.[a-z]{2})?$/iu;
+
+export interface Brand {
+  text: string;
+  line: TextLine;
+  start: number;
+  end: number;
+  /** Lines outside the recipient's block that print it. */
+  lines: number;
+}
+
+/**
+ * The name the issuer trades under, when it differs from its legal name: a word that the
+ * document's own website or e-mail domain spells — whole ("Flipkart" or "Flipkart.com" for
+ * flipkart.com) or, in capitals, as its start ("OYO" for oyorooms.com) — printed on two lines or
+ * more outside the recipient's block. Its logo is often an image; the printed mentions are what
+ * is left of it.
+ */
+export function brandFromDomain(lines: TextLine[], entities: LocatedEntity[], recipient: Set<TextLine>): Brand | null {
+  // The customer's own e-mail in its block names the customer, not the issuer.
+  const domains = [...new Set(domainNames(entities.filter((e) => !recipient.has(e.line))))];
+  if (!domains.length) return null;
+  let best: Brand | null = null;
+  for (const domain of domains) {
+    let first: Omit<Brand, 'lines'> | null = null;
+    let count = 0;
+    for (const line of lines) {
+      if (recipient.has(line)) continue;
+      const hit = line.words.find((w) => {
+        if (ADDRESS_WORD.test(w.text)) return false;
+        const name = brandPart(w.text);
+        const letters = squash(name);
+        if (letters.length < 3) return false;
+        return letters === domain || (name === name.toUpperCase() && /\p{Lu}{3}/u.test(name) && domain.startsWith(letters));
+      });
+      if (!hit) continue;
+      count++;
+      if (!first) {
+        const name = brandPart(hit.text);
+        const start = hit.start + hit.text.indexOf(name);
+        first = { text: name, line, start, end: start + name.length };
+      }
+    }
+    if (first && count >= 2 && (!best || count > best.lines)) best = { ...first, lines: count };
+  }
+  return best;
+}
+
+/** A word without its surrounding punctuation, and a bare host name without its top-level domain. */
+function brandPart(word: string): string {
+  const bare = word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+  return HOST_WORD.exec(bare)?.[1] ?? bare;
+}
+
+/** Whether a company name already carries the brand ("Coolblue B.V." carries Coolblue): then the legal name stays. */
+export const nameCarriesBrand = (name: string, brand: string): boolean => squash(name).includes(squash(brand));

@@ -76,8 +76,10 @@ export function weighTotalCandidates(candidates: Candidate[], ctx: ScalarContext
   // With no change given, the amount tendered must be printed before the payment as well; when it
   // is not, the change (or the tendered amount) was misread and confirms nothing.
   if (payment?.exact && !ctx.entities.some((e) => e.type === 'money' && e.line.order < payment!.order && same((e.value as { amount: number }).amount, payment!.amount))) payment = null;
+  const afterRounding = roundedTotal(candidates, ctx, cut);
   const out = candidates.map((c) => {
     let confidence = c.confidence;
+    if (afterRounding && c !== afterRounding && beforeRounding(c, afterRounding)) confidence = Math.min(confidence, afterRounding.confidence) * 0.85;
     if (c.order >= cut) confidence *= 0.6;
     else if (payment && c.order > payment.order && !same(c.value, payment.amount)) confidence *= 0.75;
     if (payment && same(c.value, payment.amount)) confidence = payment.withChange ? Math.max(confidence, 0.8) + 0.1 : confidence + 0.05;
@@ -91,3 +93,29 @@ export function weighTotalCandidates(candidates: Candidate[], ctx: ScalarContext
   }
   return out;
 }
+
+// A total's label that says the amount is rounded: "Total After Rounding", "Rounded Total".
+const ROUNDED_TOTAL = /\b(?:total|amount|jumlah)\b.*\bround(?:ed|ing)?\b|\bround(?:ed)?\s+(?:total|amount)\b/i;
+
+/** The words a value was read under: its own line, else the row to its left (a label and its amount set apart) or the line above. */
+function labelLineOf(c: Candidate, ctx: ScalarContext): string {
+  const line = ctx.lines.find((l) => l.order === c.order);
+  if (!line || /\p{L}{3}/u.test(line.text)) return line?.text ?? '';
+  const [, top, , bottom] = line.bbox;
+  const left = ctx.lines.filter((l) => l.page === line.page && l !== line && l.bbox[2] <= line.bbox[0] && Math.min(bottom, l.bbox[3]) - Math.max(top, l.bbox[1]) > 0.5 * (bottom - top));
+  if (left.length) return left.map((l) => l.text).join(' ');
+  return ctx.lines.find((l) => l.order === c.order - 1)?.text ?? '';
+}
+
+/**
+ * The total after rounding, read from its label before any summary: the amount payable, over the
+ * total before rounding printed above it ("TOTAL SALES INCL. GST 48.93", "ROUNDING ADJUSTMENT
+ * 0.02", "TOTAL AFTER ROUNDING 48.95").
+ */
+function roundedTotal(candidates: Candidate[], ctx: ScalarContext, cut: number): Candidate | null {
+  return candidates.find((c) => c.source !== 'entity' && typeof c.value === 'number' && c.value > 0 && c.order < cut && ROUNDED_TOTAL.test(labelLineOf(c, ctx))) ?? null;
+}
+
+/** A reading printed before the rounded total and within a rounding step of it (0.10). */
+const beforeRounding = (c: Candidate, rounded: Candidate) =>
+  typeof c.value === 'number' && c.order < rounded.order && Math.abs(c.value - (rounded.value as number)) < 0.1 && !same(c.value, rounded.value as number);

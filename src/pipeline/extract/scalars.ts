@@ -10,8 +10,9 @@ import type { BBox, Table, TableCell } from '../canonical/model.js';
 import { legalFormOcrFixed } from '../entities/organisations.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
-import { issuerSupport, nameFromDomain, recipientLines } from './parties.js';
+import { brandFromDomain, issuerSupport, nameCarriesBrand, nameFromDomain, recipientLines } from './parties.js';
 import { type FieldSpec, labelText, labelTextSimilarity } from './schema-fields.js';
+import { CONCEPTS } from './vocabulary.js';
 
 export interface Candidate {
   value: unknown;
@@ -159,11 +160,24 @@ const OTHER_EVENT = /(?:^|[\s|:])(?:sub|order|ordered|delivery|delivered|due|shi
 /** A one-word label ("Date") right after a word naming another event is that event's label. */
 const namesOtherEvent = (m: LabelMatch) => OTHER_EVENT.test(m.line.text.slice(Math.max(0, m.start - 24), m.start));
 
+// Every label the vocabulary knows, as labelText reads it.
+const KNOWN_LABELS = new Set(CONCEPTS.flatMap((c) => c.labels.map(labelText)));
+
+/**
+ * A caption with nothing after it ("GST No." under an empty "Address" row) is another field's
+ * label, not the value of the label above it or to its left.
+ */
+const isBareLabel = (value: unknown) => typeof value === 'string' && KNOWN_LABELS.has(labelText(value));
+
+const NAMES_A_NUMBER = /^[\s.]*(?:no|nr|number|num|nummer|numero|reg(?:istration)?\s*(?:no|nr|number)|id)\b/i;
+
 /** Candidates from labels printed in lines. `stops` are where other labels begin on each line. */
 export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: LabelMatch[], stops: Map<TextLine, number[]>): Candidate[] {
   const out: Candidate[] = [];
   const isText = spec.type === 'string' && !spec.concept?.kind.match(/id|currency|percent/) && !spec.format && !spec.enum;
   for (const m of matches) {
+    // "Company No:", "Customer Nr.": the label names a number, not the name a free-text field holds.
+    if (isText && NAMES_A_NUMBER.test(m.line.text.slice(m.end))) continue;
     const key = labelText(m.line.text.slice(m.start, m.end));
     const push = (c: Candidate) => out.push({ ...c, confidence: r3(unlessVague(spec, key, c.confidence)) });
     // A single generic word inside running text ("greetings from …") is a weak label.
@@ -205,13 +219,13 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     const right = rightOf(ctx, m, box);
     if (right) {
       const c = fromLine(spec, ctx, right, 0, right.text.length, (base - 0.05) * qualified, 'right');
-      if (c) push(c);
+      if (c && !isBareLabel(c.value)) push(c);
     }
     if (!ctx.plan) continue;
     const under = below(ctx, m, box);
     if (under) {
       const c = fromLine(spec, ctx, under.line, under.start, under.end, (base - 0.1) * qualified, 'below');
-      if (c) push(c);
+      if (c && !isBareLabel(c.value)) push(c);
     }
   }
   return out;
@@ -383,13 +397,13 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       const found = entities.find((e) => e.type === 'organization' && e.page === firstPage && !recipient.has(e.line));
       // The earlier of the two in reading order: the heading is printed first.
       const org = found && (!alone || found.line.order < alone.order) ? found : undefined;
+      const legal: Candidate[] = [...fromDomain];
       if (org) {
         const candidate = organisationCandidate(ctx, org);
         const support = issuerSupport(String(candidate.value), org.line, ctx.pages[0]?.height ?? 0, ctx.lines, entities, recipient);
-        return [...fromDomain, { ...candidate, confidence: r3(candidate.confidence + support) }];
-      }
-      if (alone) return [...fromDomain, alone];
-      if (fromDomain.length) return fromDomain;
+        legal.push({ ...candidate, confidence: r3(candidate.confidence + support) });
+      } else if (alone) legal.push(alone);
+      if (legal.length) return legal;
       // A line in lower case only is a note or a name written on the document, not a company's heading.
       const line = ctx.lines.find((l) => l.page === firstPage && /\p{L}{3}/u.test(l.text) && /\p{Lu}/u.test(l.text) && !TITLE_WORDS.test(l.text) && !recipient.has(l));
       if (!line) return [];
@@ -407,6 +421,27 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       return [entityCandidate(e, value, fb.confidence)];
     }
   }
+}
+
+/**
+ * The brand the issuer trades under (parties.ts brandFromDomain): confirmed by the document's own
+ * domain (+0.12) and printed again (+0.08), as sure as a heading those two confirm.
+ */
+export function brandCandidate(ctx: ScalarContext): Candidate | null {
+  const brand = brandFromDomain(ctx.lines, ctx.entities, recipientLines(ctx.lines));
+  if (!brand || brand.line.page !== ctx.pages[0]?.page_number) return null;
+  const confidence = r3((0.55 + 0.12 + 0.08) * rangeConfidence(brand.line, brand.start, brand.end));
+  return { value: brand.text, confidence, evidence: [locate(brand.line, brand.start, brand.end)], source: 'entity', order: brand.line.order };
+}
+
+/**
+ * A brand names the issuer over legal names that do not carry it ("Flipkart" over "Sold By: WS
+ * Retail Services Pvt. Ltd."); where one carries it ("Coolblue B.V."), the legal name stays.
+ */
+export function preferBrand(candidates: Candidate[], brand: Candidate | null): Candidate[] {
+  if (!brand) return candidates;
+  const carried = candidates.some((c) => typeof c.value === 'string' && nameCarriesBrand(c.value, String(brand.value)));
+  return carried ? candidates : [brand];
 }
 
 /** Address fallback: the lines that end with the first postal code on the first page. */

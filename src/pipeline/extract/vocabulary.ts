@@ -122,6 +122,9 @@ export const CONCEPTS: Concept[] = [
       'vat id', 'vat number', 'vat no', 'vat reg no', 'vat registration number', 'vat reg', 'tax id', 'tax no', 'tin', 'gstin', 'gst no', 'gst reg no', 'vat', 'ust idnr', 'ust id',
       'ustid', 'umsatzsteuer id', 'ust idnr', 'steuernummer', 'n tva', 'tva intracommunautaire', 'n de tva intra communautaire', 'n de tva', 'tva', 'nif', 'cif', 'btw nummer',
       'btw nr', 'btw', 'partita iva', 'p iva', 'iva', 'nip', 'uid',
+      // National VAT labels: CZ, SK, LT, EE, LV, SI, HR, DK, SE, FI, PT, GR, HU, RU.
+      'dic', 'ic dph', 'pvm kodas', 'pvm', 'kmkr', 'pvn', 'id za ddv', 'ddv', 'oib', 'cvr nr', 'cvr', 'momsnr', 'moms nr', 'momsreg nr', 'alv nro', 'alv',
+      'nipc', 'afm', 'αφμ', 'adoszam', 'инн',
     ],
     kind: 'id',
     fallback: { entity: 'tax_id', strategy: 'first', confidence: 0.65 },
