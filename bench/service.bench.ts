@@ -472,7 +472,8 @@ async function memory(serverUrl: string, documents: number) {
           (await s.db.selectFrom('jobs').select(['failure_code', (eb) => eb.fn.countAll<number>().as('n')]).where('status', '=', 'failed').groupBy('failure_code').execute()).map((r) => [r.failure_code ?? 'none', Number(r.n)]),
         ),
         worker_threads: cores,
-        malloc_arena_max: process.env.MALLOC_ARENA_MAX ?? null,
+        // glibc settings the worker ran with (docs/performance.md, "Worker memory").
+        malloc: Object.fromEntries(['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_'].map((k) => [k, process.env[k] ?? null])),
         seconds: round(seconds),
         samples: samples.length,
         peak_rss_mb: mib(sorted.at(-1) ?? 0),

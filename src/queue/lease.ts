@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import type { Artifact, Job, JobStatus, PageRender } from '../db/documents-schema.js';
-import { refreshBatch } from '../domain/batches/batches.repository.js';
+import { moveBatchJob } from '../domain/batches/batches.repository.js';
 import { recordEvent } from '../domain/documents/jobs.repository.js';
 import { openReview } from '../domain/reviews/reviews.repository.js';
 import { newId } from '../lib/ids.js';
@@ -52,15 +52,20 @@ export interface Outcome {
 }
 
 /** Answers only the id: returning the whole row would send a megabyte result straight back. */
-async function guardedUpdate(tx: Tx, job: Job, workerId: string, values: Record<string, unknown>): Promise<{ id: string } | undefined> {
+async function guardedUpdate(tx: Tx, job: Job, workerId: string, values: Record<string, unknown>): Promise<{ id: string; deleted_at: Date | null } | undefined> {
   return tx
     .updateTable('jobs')
     .set({ ...values, lease_owner: null, lease_expires_at: null, updated_at: sql`now()` })
     .where('id', '=', job.id)
     .where('lease_owner', '=', workerId)
     .where('status', '=', 'processing')
-    .returning('id')
+    .returning(['id', 'deleted_at'])
     .executeTakeFirst();
+}
+
+/** A deleted job (deleted while it ran) no longer counts in its batch. */
+async function moveInBatch(tx: Tx, job: Job, updated: { deleted_at: Date | null }, to: JobStatus): Promise<void> {
+  if (job.batch_id && !updated.deleted_at) await moveBatchJob(tx, job.tenant_id, job.batch_id, 'processing', to);
 }
 
 /** Settles a run as terminal. Returns false when this worker no longer holds the lease. */
@@ -98,7 +103,7 @@ export async function settle(db: Db, job: Job, workerId: string, outcome: Outcom
       detail: outcome.failure_code ? { failure_code: outcome.failure_code } : {},
     });
     if (outcome.status === 'needs_review') await openReview(tx, job.tenant_id, job.id, outcome.review_reasons ?? []);
-    if (job.batch_id) await refreshBatch(tx, job.tenant_id, job.batch_id);
+    await moveInBatch(tx, job, updated, outcome.status);
     return true;
   });
 }
@@ -117,7 +122,7 @@ export async function release(db: Db, job: Job, workerId: string, delaySeconds: 
     });
     if (!updated) return false;
     await recordEvent(tx, { tenantId: job.tenant_id, jobId: job.id, kind: 'released', from: 'processing', to: 'queued', attempt: job.attempts, worker: workerId, detail: { reason, retry_in_seconds: delaySeconds } });
-    if (job.batch_id) await refreshBatch(tx, job.tenant_id, job.batch_id);
+    await moveInBatch(tx, job, updated, 'queued');
     await notifyQueued(tx);
     return true;
   });

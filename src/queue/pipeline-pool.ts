@@ -20,6 +20,13 @@ export const THREAD_HEAP_MB = 1536;
  */
 export const RECYCLE_BYTES = 320 * 1024 * 1024;
 /**
+ * The same for the whole process: native memory (onnxruntime tensors, tesseract's WebAssembly
+ * worker) is invisible to a thread's own count, so a thread whose task ends with the process's
+ * resident memory above this is ended too. 700 MB leaves room under the 800 MB a worker with
+ * both OCR engines should stay within (docs/performance.md, "Worker memory").
+ */
+export const PROCESS_RECYCLE_BYTES = 700 * 1024 * 1024;
+/**
  * How long a closing thread may take to let its native calls finish and free its OCR engines
  * (beyond the thread's own 120 s wait for abandoned OCR pages).
  */
@@ -87,6 +94,8 @@ function crashFailure(err: Error & { code?: string }): PipelineFailure {
 export interface ThreadLimits {
   heapMb: number;
   recycleBytes: number;
+  /** The process's resident memory past which a thread is ended after its task. */
+  processRecycleBytes: number;
   /** A thread idle this long is ended; 0 keeps idle threads. */
   idleMs: number;
 }
@@ -161,7 +170,9 @@ class PipelineThread {
 
   /** Ends the thread after a task that left it above the high-water mark; the next task starts a fresh one. */
   private afterTask(memoryBytes: number | undefined): void {
-    if (memoryBytes === undefined || memoryBytes <= this.limits.recycleBytes || this.retiring) return;
+    if (this.retiring) return;
+    const threadHigh = memoryBytes !== undefined && memoryBytes > this.limits.recycleBytes;
+    if (!threadHigh && process.memoryUsage.rss() <= this.limits.processRecycleBytes) return;
     this.recycled++;
     this.retireCurrent();
   }
@@ -272,7 +283,7 @@ export class PipelinePool {
     readonly size: number,
     limits: Partial<ThreadLimits> = {},
   ) {
-    const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES, idleMs: limits.idleMs ?? IDLE_END_MS };
+    const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES, processRecycleBytes: limits.processRecycleBytes ?? PROCESS_RECYCLE_BYTES, idleMs: limits.idleMs ?? IDLE_END_MS };
     this.threads = Array.from({ length: Math.max(1, size) }, () => new PipelineThread(full));
   }
 

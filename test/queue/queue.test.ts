@@ -7,6 +7,7 @@ import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harnes
 import { waitFor } from '../helpers/documents.js';
 import { newId } from '../../src/lib/ids.js';
 import { claimJob } from '../../src/queue/claim.js';
+import { findBatch, insertBatch, refreshBatch } from '../../src/domain/batches/batches.repository.js';
 import { heartbeat, release, settle } from '../../src/queue/lease.js';
 import { recoverStale } from '../../src/queue/recover.js';
 import { notifyQueued, queueListener } from '../../src/queue/notify.js';
@@ -57,6 +58,67 @@ describe('claim', () => {
     expect((await claimJob(h.db, 'w', 30))!.id).toBe(batchJob);
     expect(await claimJob(h.db, 'w', 30)).toBeNull();
     expect((await row(later)).status).toBe('queued');
+  });
+});
+
+describe('batch counts on the hot path', () => {
+  async function batchOf(n: number): Promise<{ batchId: string; ids: string[] }> {
+    const batchId = newId('bat');
+    const ids = await h.db.transaction().execute(async (tx) => {
+      await insertBatch(tx, { id: batchId, tenant_id: DEFAULT_TENANT_ID, name: null, template_id: null, processing_mode: 'canonical', page_range: null, page_cap_policy: 'fail', destination_connection_id: null, destination_config: null, created_by: null });
+      const jobIds = Array.from({ length: n }, () => newId('job'));
+      await tx
+        .insertInto('jobs')
+        .values(jobIds.map((id) => ({ id, tenant_id: DEFAULT_TENANT_ID, batch_id: batchId, status: 'queued', processing_mode: 'canonical', size_bytes: 1, sha256: SHA, metadata: '{}' })) as never)
+        .execute();
+      await refreshBatch(tx, DEFAULT_TENANT_ID, batchId);
+      return jobIds;
+    });
+    return { batchId, ids };
+  }
+
+  /** What a full recount says, without storing it. */
+  async function recount(batchId: string) {
+    const rows = await h.db.selectFrom('jobs').select(['status', sql<number>`count(*)::int`.as('n')]).where('batch_id', '=', batchId).where('deleted_at', 'is', null).groupBy('status').execute();
+    const counts: Record<string, number> = { total: 0, queued: 0, processing: 0, completed: 0, needs_review: 0, rejected: 0, failed: 0 };
+    for (const r of rows) (counts[r.status] += r.n), (counts.total += r.n);
+    return counts;
+  }
+
+  it('claims, settles and releases by many workers at once keep the counts equal to a recount', async () => {
+    await drain();
+    const { batchId, ids } = await batchOf(12);
+    expect(await findBatch(h.db, DEFAULT_TENANT_ID, batchId)).toMatchObject({ status: 'queued', counts: await recount(batchId) });
+    const claims = (await Promise.all(Array.from({ length: 16 }, (_, i) => claimJob(h.db, `w${i}`, 30)))).filter((c) => c !== null);
+    expect(claims.map((c) => c!.id).sort()).toEqual([...ids].sort());
+    expect(await findBatch(h.db, DEFAULT_TENANT_ID, batchId)).toMatchObject({ status: 'processing', counts: { queued: 0, processing: 12 } });
+    await Promise.all(
+      claims.map((job, i) =>
+        i < 3 ? release(h.db, job!, job!.lease_owner!, 0, 'test') : settle(h.db, job!, job!.lease_owner!, { status: i % 2 ? 'completed' : 'failed', result: null }),
+      ),
+    );
+    expect(await findBatch(h.db, DEFAULT_TENANT_ID, batchId)).toMatchObject({ status: 'processing', counts: { ...(await recount(batchId)), queued: 3 } });
+    const again = (await Promise.all(Array.from({ length: 4 }, (_, i) => claimJob(h.db, `v${i}`, 30)))).filter((c) => c !== null);
+    expect(again).toHaveLength(3);
+    await Promise.all(again.map((job) => settle(h.db, job!, job!.lease_owner!, { status: 'completed', result: null })));
+    const done = await findBatch(h.db, DEFAULT_TENANT_ID, batchId);
+    expect(done).toMatchObject({ status: 'completed_with_errors', counts: { ...(await recount(batchId)), completed: 8, failed: 4 } });
+    expect(done!.finished_at).not.toBeNull();
+  });
+
+  it('leaves out a job deleted while it ran when that job settles', async () => {
+    await drain();
+    const { batchId, ids } = await batchOf(2);
+    const first = (await claimJob(h.db, 'w', 30))!;
+    const second = (await claimJob(h.db, 'w', 30))!;
+    await h.db.transaction().execute(async (tx) => {
+      await tx.updateTable('jobs').set({ deleted_at: new Date(), cancel_requested: true }).where('id', '=', first.id).execute();
+      await refreshBatch(tx, DEFAULT_TENANT_ID, batchId);
+    });
+    await settle(h.db, first, 'w', { status: 'failed', result: null, failure_code: 'cancelled' });
+    await settle(h.db, second, 'w', { status: 'completed', result: null });
+    expect(ids).toContain(second.id);
+    expect(await findBatch(h.db, DEFAULT_TENANT_ID, batchId)).toMatchObject({ status: 'completed', counts: { ...(await recount(batchId)), total: 1, completed: 1, failed: 0 } });
   });
 });
 
