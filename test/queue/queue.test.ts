@@ -142,6 +142,29 @@ describe('leases', () => {
     ]);
   });
 
+  it('replaces the previous run\'s artifacts on settle and keeps the source; a lost lease writes none', async () => {
+    await drain();
+    const id = await queued();
+    const art = (kind: string, page: number | null, sha: string | null) => ({ id: newId('art'), tenant_id: DEFAULT_TENANT_ID, job_id: id, kind, page_number: page, filename: `${kind}.bin`, content_type: 'application/octet-stream', size_bytes: sha ? 1 : null, sha256: sha, render: sha ? null : JSON.stringify({ dpi: 100, quarter_turns: 0, width_pt: 612 }) });
+    await h.db.insertInto('artifacts').values([art('source', null, SHA), art('markdown', null, 'b'.repeat(64))] as never).execute();
+    const job = (await claimJob(h.db, 'w', 30))!;
+    const run = [
+      { kind: 'canonical_json' as const, page_number: null, filename: 'doc.canonical.json', content_type: 'application/json', size_bytes: 10, sha256: 'c'.repeat(64) },
+      { kind: 'page_image' as const, page_number: 1, filename: 'doc.page-0001.png', content_type: 'image/png', size_bytes: null, sha256: null, render: { dpi: 100, quarter_turns: 1, width_pt: 612 } },
+    ];
+    expect(await settle(h.db, job, 'intruder', { status: 'completed', result: {}, artifacts: run })).toBe(false);
+    expect(await settle(h.db, job, 'w', { status: 'completed', result: {}, artifacts: run })).toBe(true);
+    const rows = await h.db.selectFrom('artifacts').select(['kind', 'page_number', 'sha256', 'render']).where('job_id', '=', id).orderBy('kind').execute();
+    expect(rows).toEqual([
+      { kind: 'canonical_json', page_number: null, sha256: 'c'.repeat(64), render: null },
+      { kind: 'page_image', page_number: 1, sha256: null, render: { dpi: 100, quarter_turns: 1, width_pt: 612 } },
+      { kind: 'source', page_number: null, sha256: SHA, render: null },
+    ]);
+    const events = await h.db.selectFrom('job_events').select(['kind', 'to_status', 'attempt']).where('job_id', '=', id).orderBy('id').execute();
+    expect(events.at(-1)).toEqual({ kind: 'completed', to_status: 'completed', attempt: 1 });
+    expect(events).toHaveLength(2);
+  });
+
   it('releases a job for a later retry, optionally without counting the attempt', async () => {
     await drain();
     await queued();
