@@ -364,7 +364,7 @@ async function inProcessPagesPerSecond(file: string, threads: number, documents:
 async function drain(serverUrl: string, file: string, documents: number, processes: number, perProcess: number) {
   const s = await startService(serverUrl, 0);
   try {
-    // Single uploads, eight at a time: a batch would add its per-claim recount (see docs/performance.md).
+    // Single uploads, eight at a time.
     let left = documents;
     await Promise.all(Array.from({ length: 8 }, async () => {
       while (left-- > 0) await upload(s, file);
@@ -483,6 +483,8 @@ async function memory(serverUrl: string, documents: number) {
         idle_rss_mb: mib(idle),
         idle_after_s: idleSeconds,
         goal_peak_mb: 800,
+        measured_at: new Date().toISOString(),
+        load_average_1m: round(loadavg()[0], 2),
       };
       log(`4. memory: ${documents} mixed documents through one worker (${cores} threads) in ${out.seconds} s: RSS peak ${out.peak_rss_mb} MB, p50 ${out.p50_rss_mb} MB, p90 ${out.p90_rss_mb} MB, at the end ${out.rss_at_end_mb} MB, idle ${out.idle_rss_mb} MB (goal: peak ≤ 800 MB)`);
       return out;
