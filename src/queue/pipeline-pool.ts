@@ -125,9 +125,9 @@ class PipelineThread {
     return this.worker;
   }
 
-  /** Whether a thread is running (or starting): an ended idle thread costs nothing. */
+  /** Whether a thread is running, starting or still closing: an ended idle thread costs nothing. */
   get alive(): boolean {
-    return this.worker !== null;
+    return this.worker !== null || this.retiring !== null;
   }
 
   async run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
@@ -292,21 +292,21 @@ export class PipelinePool {
     return this.threads.reduce((sum, t) => sum + t.recycled, 0);
   }
 
-  /**
-   * Runs `task` on a free thread, or queues until one is free: worker loops outnumber threads so
-   * a thread never idles while a loop does its database work, and synchronous template tests
-   * share a small pool.
-   */
   /** How many threads were ended after an idle spell since the pool started. */
   get idleEndedThreads(): number {
     return this.threads.reduce((sum, t) => sum + t.idleEnded, 0);
   }
 
-  /** Threads running now (an ended idle thread is started again by the next task). */
+  /** Threads running or still closing (an ended idle thread is started again by the next task). */
   get liveThreads(): number {
     return this.threads.filter((t) => t.alive).length;
   }
 
+  /**
+   * Runs `task` on a free thread, or queues until one is free: worker loops outnumber threads so
+   * a thread never idles while a loop does its database work, and synchronous template tests
+   * share a small pool.
+   */
   async run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
     let thread = this.threads.find((t) => !t.busy);
     while (!thread) {
