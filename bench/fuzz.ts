@@ -1,7 +1,9 @@
-// `npm run fuzz -- --seed S --cases N [--timeout-s 60]`: mutated real documents (PDF, PPTX,
-// images) and bombs (ZIP, XML, nesting, text operators) through the real pipeline threads.
+// `npm run fuzz -- --seed S --cases N [--timeout-s 60] [--idle-s 2]`: mutated real documents (PDF,
+// PPTX, images) and bombs (ZIP, XML, nesting, text operators) through the real pipeline threads.
 // Reports the outcome per failure code, uncoded failures, the peak RSS, the slowest case, and
-// idle RSS before and after the hostile run. Exits non-zero on a crash or an uncoded failure.
+// idle RSS before and after the hostile run, both taken the same way: once the pool has ended its
+// idle thread (`--idle-s`, QUIRE_PIPELINE_IDLE_SECONDS in the service) and after a GC.
+// Exits non-zero on a crash or an uncoded failure.
 // OCR is off (image pages end as needs_ocr): the campaign targets the parsers, not the models.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { PipelineFailure, PipelinePool } from '../src/queue/pipeline-pool.js';
 import { DATA, pdfWithTextOperators, pptxDeepXml, pptxWithBigSlide, zipBomb } from './lib/hostile-files.js';
 
-const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, cases: { type: 'string', default: '200' }, 'timeout-s': { type: 'string', default: '60' } } });
+const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, cases: { type: 'string', default: '200' }, 'timeout-s': { type: 'string', default: '60' }, 'idle-s': { type: 'string', default: '2' } } });
 const cases = Number(values.cases);
 const timeoutMs = Number(values['timeout-s']) * 1000;
 
@@ -75,7 +77,8 @@ const BOMBS: [string, () => Uint8Array][] = (
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
-const pool = new PipelinePool(1);
+const idleMs = Number(values['idle-s']) * 1000;
+const pool = new PipelinePool(1, { idleMs });
 
 async function runOne(bytes: Uint8Array): Promise<string> {
   const controller = new AbortController();
@@ -91,13 +94,21 @@ async function runOne(bytes: Uint8Array): Promise<string> {
   }
 }
 
-async function idleRss(): Promise<number> {
+/** RSS once the idle thread has ended (its engines closed) and a GC ran. */
+async function idleRss(): Promise<{ rss: number; js: number; anon: number; file: number }> {
+  const deadline = Date.now() + idleMs + 180_000;
+  while (pool.liveThreads > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((r) => setTimeout(r, 2_000));
-  return process.memoryUsage().rss;
+  const m = process.memoryUsage();
+  // Anonymous memory (heaps, malloc) against mapped files (the code of native libraries loaded
+  // once, such as sharp's libvips: they stay mapped and are shared, not a leak).
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
+  return { rss: m.rss, js: m.heapTotal + m.external, anon: kb('RssAnon'), file: kb('RssFile') };
 }
 
-// Warm-up with one ordinary document: the idle baseline includes a started pipeline thread.
+// Warm-up with one ordinary document: both idle figures follow a thread that ran and ended.
 await runOne(new Uint8Array(readFileSync(seeds[0]!)));
 const idleBefore = await idleRss();
 const outcomes: Record<string, number> = {};
@@ -127,7 +138,10 @@ process.stdout.write(
     `outcomes: ${JSON.stringify(outcomes)}`,
     `crashes or uncoded failures: ${bad}`,
     `slowest case: ${slowest.name} (${(slowest.ms / 1000).toFixed(1)} s)`,
-    `peak RSS: ${mb(peakRss)} MB; idle RSS before ${mb(idleBefore)} MB, after ${mb(idleAfter)} MB (${(((idleAfter - idleBefore) / idleBefore) * 100).toFixed(1)} %)`,
+    `threads ended: ${pool.recycledThreads} past the memory high-water mark, ${pool.idleEndedThreads} after ${idleMs / 1000} s idle`,
+    `peak RSS: ${mb(peakRss)} MB; idle RSS before ${mb(idleBefore.rss)} MB, after ${mb(idleAfter.rss)} MB (${(((idleAfter.rss - idleBefore.rss) / idleBefore.rss) * 100).toFixed(1)} %)`,
+    `  anonymous: before ${mb(idleBefore.anon)} MB, after ${mb(idleAfter.anon)} MB; mapped files: before ${mb(idleBefore.file)} MB, after ${mb(idleAfter.file)} MB; main-thread JS heap and buffers: before ${mb(idleBefore.js)} MB, after ${mb(idleAfter.js)} MB`,
+    `  malloc settings: ${['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_'].map((k) => `${k}=${process.env[k] ?? '(unset)'}`).join(' ')}`,
   ].join('\n') + '\n',
 );
 process.exit(bad > 0 ? 1 : 0);

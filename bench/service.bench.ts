@@ -6,19 +6,24 @@
 //  2. read path: GET /v1/documents/{job} (1-page and 65-page results) under autocannon, against a
 //     bare Fastify + pg route doing a token-hash lookup and a key read of the same row;
 //  3. queue: N one-page PDFs queued, then drained by worker processes, against the in-process
-//     pipeline's pages/s with the same number of threads; 1 worker process against 2.
+//     pipeline's pages/s with the same number of threads; 1 worker process against 2;
+//  4. memory: a mixed run (digital PDFs, scanned images read by both OCR engines, PPTX) through
+//     one real `quire worker` process, its RSS sampled every 500 ms: peak, median, at the end of
+//     the run and once its pipeline threads have ended after their idle spell.
 // Needs DATABASE_URL (a PostgreSQL where it may create and drop a scratch database).
-// Options: --queue-docs N (default 1000), --seconds S per autocannon run (default 8), --only a,b,
-// --cpu-profile DIR (a CPU profile of the API during each read-path run).
-// Results: bench/results/service-latest.json.
+// Options: --queue-docs N (default 1000), --memory-docs N (default 200), --seconds S per
+// autocannon run (default 8), --only throughput,read,queue,memory, --cpu-profile DIR (a CPU
+// profile of the API during each read-path run).
+// Results: bench/results/service-latest.json (the parts run replace theirs; the others are kept).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import Fastify from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import pino from 'pino';
 import { type Config, loadConfig } from '../src/config.js';
@@ -36,7 +41,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA = fileURLToPath(new URL('../../shared/data/', import.meta.url));
 const cores = availableParallelism();
 const { values: opts } = parseArgs({
-  options: { 'queue-docs': { type: 'string', default: '1000' }, seconds: { type: 'string', default: '8' }, only: { type: 'string' }, 'cpu-profile': { type: 'string' } },
+  options: { 'queue-docs': { type: 'string', default: '1000' }, 'memory-docs': { type: 'string', default: '200' }, seconds: { type: 'string', default: '8' }, only: { type: 'string' }, 'cpu-profile': { type: 'string' } },
   allowPositionals: true,
 });
 const only = opts.only ? new Set(opts.only.split(',')) : null;
@@ -340,10 +345,10 @@ async function readPath(serverUrl: string, seconds: number) {
 
 // ---- 3. queue ------------------------------------------------------------------------------------
 
-function workerProcess(s: Service, concurrency: number): ChildProcess {
+function workerProcess(s: Service, concurrency: number, env: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/lib/worker-process.ts'), String(concurrency)], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: s.url, QUIRE_DATA_DIR: s.config.dataDir, LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: s.url, QUIRE_DATA_DIR: s.config.dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -380,7 +385,7 @@ async function inProcessPagesPerSecond(file: string, threads: number, documents:
 async function drain(serverUrl: string, file: string, documents: number, processes: number, perProcess: number) {
   const s = await startService(serverUrl, 0);
   try {
-    // Single uploads, eight at a time: a batch would add its per-claim recount (see docs/performance.md).
+    // Single uploads, eight at a time.
     let left = documents;
     await Promise.all(Array.from({ length: 8 }, async () => {
       while (left-- > 0) await upload(s, file);
@@ -420,6 +425,100 @@ async function queue(serverUrl: string, documents: number) {
   return { documents, in_process_pages_per_s: round(inProcess), threads, drained: oneByTwo, ratio, goal: 0.8, one_process: one, two_processes: two, scaling, scaling_goal: 1.8 };
 }
 
+// ---- 4. worker memory over a mixed run ----------------------------------------------------------
+
+/** Digital PDFs, scanned images (OCR by both engines under the default `confidence_based`) and PPTX, interleaved. */
+function mixedCorpus(documents: number): string[] {
+  const list = (dir: string, ext: RegExp, maxBytes: number) =>
+    readdirSync(path.join(DATA, dir))
+      .filter((f) => ext.test(f))
+      .sort()
+      .map((f) => path.join(DATA, dir, f))
+      .filter((f) => statSync(f).size < maxBytes);
+  const kinds = [
+    list('pdf-realworld/pdfs', /\.pdf$/i, 2_000_000),
+    [...list('funsd/images', /\.png$/i, 2_000_000), ...list('sroie/img', /\.jpg$/i, 2_000_000)],
+    list('pptx-python-pptx/files', /\.pptx$/i, 2_000_000),
+  ];
+  return Array.from({ length: documents }, (_, i) => {
+    const files = kinds[i % kinds.length]!;
+    return files[Math.floor(i / kinds.length) % files.length]!;
+  });
+}
+
+function vmRssBytes(pid: number): number | null {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+async function memory(serverUrl: string, documents: number) {
+  const idleSeconds = 10;
+  const s = await startService(serverUrl, 0);
+  try {
+    const files = mixedCorpus(documents);
+    let next = 0;
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      for (let i = next++; i < files.length; i = next++) await upload(s, files[i]!);
+    }));
+    const child = workerProcess(s, cores, { QUIRE_PIPELINE_IDLE_SECONDS: String(idleSeconds) });
+    const samples: number[] = [];
+    const sampler = setInterval(() => {
+      const rss = child.pid ? vmRssBytes(child.pid) : null;
+      if (rss !== null) samples.push(rss);
+    }, 500);
+    const started = performance.now();
+    try {
+      await until('the mixed run to finish', async () => terminal(await counts(s.db)) >= documents, 3_600_000, 500);
+      const seconds = (performance.now() - started) / 1000;
+      const atEnd = samples.at(-1) ?? 0;
+      // The pipeline threads end after their idle spell; the process is then back at rest.
+      await new Promise((r) => setTimeout(r, (idleSeconds + 15) * 1000));
+      const idle = vmRssBytes(child.pid!) ?? 0;
+      const sorted = [...samples].sort((a, b) => a - b);
+      const c = await counts(s.db);
+      const ocrJobs = await s.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where(sql`result->'engine'->'ocr'`, 'is not', null).executeTakeFirst();
+      const out = {
+        documents,
+        mix: { pdf: files.filter((f) => f.endsWith('.pdf')).length, scanned_images: files.filter((f) => /\.(png|jpe?g)$/i.test(f)).length, pptx: files.filter((f) => f.endsWith('.pptx')).length },
+        jobs_with_ocr: Number(ocrJobs?.n ?? 0),
+        statuses: Object.fromEntries(TERMINAL.map((st) => [st, c[st] ?? 0])),
+        failure_codes: Object.fromEntries(
+          (await s.db.selectFrom('jobs').select(['failure_code', (eb) => eb.fn.countAll<number>().as('n')]).where('status', '=', 'failed').groupBy('failure_code').execute()).map((r) => [r.failure_code ?? 'none', Number(r.n)]),
+        ),
+        worker_threads: cores,
+        // glibc settings the worker ran with (docs/performance.md, "Worker memory").
+        malloc: Object.fromEntries(['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_'].map((k) => [k, process.env[k] ?? null])),
+        seconds: round(seconds),
+        samples: samples.length,
+        peak_rss_mb: mib(sorted.at(-1) ?? 0),
+        p50_rss_mb: mib(quantile(sorted, 0.5)),
+        p90_rss_mb: mib(quantile(sorted, 0.9)),
+        rss_at_end_mb: mib(atEnd),
+        idle_rss_mb: mib(idle),
+        idle_after_s: idleSeconds,
+        goal_peak_mb: 800,
+        measured_at: new Date().toISOString(),
+        load_average_1m: round(loadavg()[0], 2),
+      };
+      log(`4. memory: ${documents} mixed documents through one worker (${cores} threads) in ${out.seconds} s: RSS peak ${out.peak_rss_mb} MB, p50 ${out.p50_rss_mb} MB, p90 ${out.p90_rss_mb} MB, at the end ${out.rss_at_end_mb} MB, idle ${out.idle_rss_mb} MB (goal: peak ≤ 800 MB)`);
+      return out;
+    } finally {
+      clearInterval(sampler);
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+    }
+  } finally {
+    await s.close();
+  }
+}
+
 // ---- main ----------------------------------------------------------------------------------------
 
 async function main() {
@@ -430,11 +529,15 @@ async function main() {
   if (wants('throughput')) result.throughput = await throughput(serverUrl);
   if (wants('read')) result.read_path = await readPath(serverUrl, Number(opts.seconds));
   if (wants('queue')) result.queue = await queue(serverUrl, Number(opts['queue-docs']));
+  if (wants('memory')) result.memory = await memory(serverUrl, Number(opts['memory-docs']));
   // A shared machine skews every number; the 1-minute load at the end says how much.
   result.machine = { cores, cpu: cpus()[0]?.model, node: process.version, load_average_1m: round(loadavg()[0], 2) };
   const dir = new URL('./results/', import.meta.url);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(new URL('service-latest.json', dir), `${JSON.stringify(result, null, 2)}\n`);
+  const file = new URL('service-latest.json', dir);
+  // A part not run this time keeps its last figures.
+  const previous = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  writeFileSync(file, `${JSON.stringify({ ...previous, ...result }, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 }
 

@@ -30,6 +30,8 @@ export interface Config {
   ocrPageTimeoutSeconds: number;
   /** Runs a job gets (crashes, lost workers, transient errors) before it fails for good. */
   jobMaxAttempts: number;
+  /** A pipeline thread idle this long is ended (its memory goes back to the system); 0 keeps it. */
+  pipelineIdleSeconds: number;
   /** How often each worker process looks for stale leases (under an advisory lock, so one at a time). */
   recoveryIntervalSeconds: number;
   adminEmail: string | null;
@@ -78,6 +80,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_JOB_TIMEOUT_SECONDS', default: '1800', description: 'longest one run of a job; then it fails with `timeout` (a 100-page scan takes ~10 minutes of OCR on one worker)' },
   { name: 'QUIRE_OCR_PAGE_TIMEOUT_SECONDS', default: '120', description: 'longest OCR of one page; the page is kept as `ocr_failed` and the rest of the job goes on' },
   { name: 'QUIRE_JOB_MAX_ATTEMPTS', default: '3', description: 'runs a job gets (lost workers, transient errors) before it fails' },
+  { name: 'QUIRE_PIPELINE_IDLE_SECONDS', default: '60', description: 'a pipeline thread with no document for this long is ended, returning its memory; the next document starts a new one (about a second); 0 keeps idle threads' },
   { name: 'QUIRE_RECOVERY_INTERVAL_SECONDS', default: '60', description: 'how often workers recover jobs whose lease expired' },
   { name: 'QUIRE_ADMIN_EMAIL', default: 'admin@quire.local', description: 'first platform admin, created on first start' },
   { name: 'QUIRE_ADMIN_PASSWORD', default: '(generated, printed once)', description: 'password of the first platform admin' },
@@ -135,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobTimeoutSeconds: integer(env, 'QUIRE_JOB_TIMEOUT_SECONDS', 1800, 1),
     ocrPageTimeoutSeconds: integer(env, 'QUIRE_OCR_PAGE_TIMEOUT_SECONDS', 120, 1),
     jobMaxAttempts: integer(env, 'QUIRE_JOB_MAX_ATTEMPTS', 3, 1),
+    pipelineIdleSeconds: integer(env, 'QUIRE_PIPELINE_IDLE_SECONDS', 60, 0),
     recoveryIntervalSeconds: integer(env, 'QUIRE_RECOVERY_INTERVAL_SECONDS', 60, 1),
     adminEmail: text(env, 'QUIRE_ADMIN_EMAIL'),
     adminPassword: text(env, 'QUIRE_ADMIN_PASSWORD'),

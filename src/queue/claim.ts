@@ -1,12 +1,12 @@
 // Claiming a job: ONE statement, safe with any number of workers in any number of processes
 // (architecture.md, "The queue is the jobs table"). SKIP LOCKED lets concurrent claimers pass over
 // a row another claimer is taking instead of waiting on it; the UPDATE makes the claim and the
-// lease one atomic change, and the same statement records the `claimed` event, so a claim costs
-// one round trip instead of a four-statement transaction.
+// lease one atomic change, and the same statement records the `claimed` event and moves the job
+// from its batch's `queued` count to `processing` (domain/batches: a batch with a job running is
+// `processing`), so a claim costs one round trip.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Job } from '../db/documents-schema.js';
-import { refreshBatch } from '../domain/batches/batches.repository.js';
 
 export async function claimJob(db: Db, workerId: string, leaseSeconds: number): Promise<Job | null> {
   const { rows } = await sql<Job>`
@@ -29,11 +29,15 @@ export async function claimJob(db: Db, workerId: string, leaseSeconds: number): 
       RETURNING *),
     event AS (
       INSERT INTO job_events (tenant_id, job_id, kind, from_status, to_status, attempt, worker)
-      SELECT tenant_id, id, 'claimed', 'queued', 'processing', attempts, ${workerId} FROM claimed)
+      SELECT tenant_id, id, 'claimed', 'queued', 'processing', attempts, ${workerId} FROM claimed),
+    batch AS (
+      UPDATE batches b
+         SET counts = b.counts || jsonb_build_object('queued', (b.counts->>'queued')::int - 1, 'processing', (b.counts->>'processing')::int + 1),
+             status = 'processing',
+             finished_at = NULL,
+             updated_at = now()
+        FROM claimed c
+       WHERE b.id = c.batch_id AND b.tenant_id = c.tenant_id AND c.deleted_at IS NULL AND b.counts ? 'total')
     SELECT * FROM claimed`.execute(db);
-  const job = rows[0];
-  if (!job) return null;
-  // The batch's counts are a recount of its jobs, so taking them after the claim committed is exact.
-  if (job.batch_id) await db.transaction().execute((tx) => refreshBatch(tx, job.tenant_id, job.batch_id!));
-  return job;
+  return rows[0] ?? null;
 }

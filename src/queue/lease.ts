@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import type { Artifact, Job, JobStatus, PageRender } from '../db/documents-schema.js';
-import { refreshBatch } from '../domain/batches/batches.repository.js';
+import { moveBatchJob } from '../domain/batches/batches.repository.js';
 import { recordEvent } from '../domain/documents/jobs.repository.js';
 import { openReview } from '../domain/reviews/reviews.repository.js';
 import { newId } from '../lib/ids.js';
@@ -52,53 +52,75 @@ export interface Outcome {
 }
 
 /** Answers only the id: returning the whole row would send a megabyte result straight back. */
-async function guardedUpdate(tx: Tx, job: Job, workerId: string, values: Record<string, unknown>): Promise<{ id: string } | undefined> {
+async function guardedUpdate(tx: Tx, job: Job, workerId: string, values: Record<string, unknown>): Promise<{ id: string; deleted_at: Date | null } | undefined> {
   return tx
     .updateTable('jobs')
     .set({ ...values, lease_owner: null, lease_expires_at: null, updated_at: sql`now()` })
     .where('id', '=', job.id)
     .where('lease_owner', '=', workerId)
     .where('status', '=', 'processing')
-    .returning('id')
+    .returning(['id', 'deleted_at'])
     .executeTakeFirst();
+}
+
+/** A deleted job (deleted while it ran) no longer counts in its batch. */
+async function moveInBatch(tx: Tx, job: Job, updated: { deleted_at: Date | null }, to: JobStatus): Promise<void> {
+  if (job.batch_id && !updated.deleted_at) await moveBatchJob(tx, job.tenant_id, job.batch_id, 'processing', to);
+}
+
+/**
+ * The settle's writes as ONE statement: the guarded job update, and only when it matched, the
+ * event and the run's artifacts (the previous run's removed, the source upload kept). Data-modifying
+ * CTEs all see the snapshot from before the statement, so the removal never touches the rows added
+ * beside it. Six round trips (a transaction of four statements) became one.
+ */
+async function settleWrites(db: Db | Tx, job: Job, workerId: string, outcome: Outcome): Promise<{ id: string; deleted_at: Date | null } | undefined> {
+  const values = {
+    status: outcome.status,
+    result: outcome.resultText ?? (outcome.result ? JSON.stringify(outcome.result) : null),
+    failure_code: outcome.failure_code ?? null,
+    failure_message: outcome.failure_message ?? null,
+    finished_at: sql<Date>`now()`,
+    ...(outcome.page_count !== undefined ? { page_count: outcome.page_count } : {}),
+    ...(outcome.pages_processed !== undefined ? { pages_processed: outcome.pages_processed } : {}),
+    ...(outcome.classification !== undefined ? { classification: outcome.classification ? JSON.stringify(outcome.classification) : null } : {}),
+    ...(outcome.template_version !== undefined ? { template_version: outcome.template_version } : {}),
+  };
+  const replace = outcome.artifacts !== undefined;
+  const added = (outcome.artifacts ?? []).map(({ render, ...a }) => ({ ...a, render: render ?? null, id: newId('art') }));
+  const detail = JSON.stringify(outcome.failure_code ? { failure_code: outcome.failure_code } : {});
+  const { rows } = await sql<{ id: string; deleted_at: Date | null }>`
+    WITH settled AS (${db
+      .updateTable('jobs')
+      .set({ ...values, lease_owner: null, lease_expires_at: null, updated_at: sql`now()` })
+      .where('id', '=', job.id)
+      .where('lease_owner', '=', workerId)
+      .where('status', '=', 'processing')
+      .returning(['id', 'deleted_at'])}),
+    event AS (
+      INSERT INTO job_events (tenant_id, job_id, kind, from_status, to_status, attempt, worker, detail)
+      SELECT ${job.tenant_id}, id, ${outcome.status === 'failed' ? 'failed' : 'completed'}, 'processing', ${outcome.status}, ${job.attempts}::int, ${workerId}, ${detail}::jsonb FROM settled),
+    cleared AS (
+      DELETE FROM artifacts
+       WHERE ${replace}::boolean AND tenant_id = ${job.tenant_id} AND job_id IN (SELECT id FROM settled) AND kind <> 'source'),
+    added AS (
+      INSERT INTO artifacts (id, tenant_id, job_id, kind, page_number, filename, content_type, size_bytes, sha256, render)
+      SELECT a.id, ${job.tenant_id}, s.id, a.kind, a.page_number, a.filename, a.content_type, a.size_bytes, a.sha256, a.render
+        FROM settled s, jsonb_to_recordset(${JSON.stringify(added)}::jsonb)
+             AS a(id text, kind text, page_number int, filename text, content_type text, size_bytes bigint, sha256 text, render jsonb))
+    SELECT id, deleted_at FROM settled`.execute(db);
+  return rows[0];
 }
 
 /** Settles a run as terminal. Returns false when this worker no longer holds the lease. */
 export async function settle(db: Db, job: Job, workerId: string, outcome: Outcome): Promise<boolean> {
+  // A review to open or a batch to count needs a transaction around the writes; the rest is one statement.
+  if (outcome.status !== 'needs_review' && !job.batch_id) return !!(await settleWrites(db, job, workerId, outcome));
   return db.transaction().execute(async (tx) => {
-    const updated = await guardedUpdate(tx, job, workerId, {
-      status: outcome.status,
-      result: outcome.resultText ?? (outcome.result ? JSON.stringify(outcome.result) : null),
-      failure_code: outcome.failure_code ?? null,
-      failure_message: outcome.failure_message ?? null,
-      finished_at: sql`now()`,
-      ...(outcome.page_count !== undefined ? { page_count: outcome.page_count } : {}),
-      ...(outcome.pages_processed !== undefined ? { pages_processed: outcome.pages_processed } : {}),
-      ...(outcome.classification !== undefined ? { classification: outcome.classification ? JSON.stringify(outcome.classification) : null } : {}),
-      ...(outcome.template_version !== undefined ? { template_version: outcome.template_version } : {}),
-    });
+    const updated = await settleWrites(tx, job, workerId, outcome);
     if (!updated) return false;
-    if (outcome.artifacts) {
-      await tx.deleteFrom('artifacts').where('tenant_id', '=', job.tenant_id).where('job_id', '=', job.id).where('kind', '!=', 'source').execute();
-      if (outcome.artifacts.length) {
-        await tx
-          .insertInto('artifacts')
-          .values(outcome.artifacts.map(({ render, ...a }) => ({ ...a, render: render ? JSON.stringify(render) : null, id: newId('art'), tenant_id: job.tenant_id, job_id: job.id })))
-          .execute();
-      }
-    }
-    await recordEvent(tx, {
-      tenantId: job.tenant_id,
-      jobId: job.id,
-      kind: outcome.status === 'failed' ? 'failed' : 'completed',
-      from: 'processing',
-      to: outcome.status,
-      attempt: job.attempts,
-      worker: workerId,
-      detail: outcome.failure_code ? { failure_code: outcome.failure_code } : {},
-    });
     if (outcome.status === 'needs_review') await openReview(tx, job.tenant_id, job.id, outcome.review_reasons ?? []);
-    if (job.batch_id) await refreshBatch(tx, job.tenant_id, job.batch_id);
+    await moveInBatch(tx, job, updated, outcome.status);
     return true;
   });
 }
@@ -117,7 +139,7 @@ export async function release(db: Db, job: Job, workerId: string, delaySeconds: 
     });
     if (!updated) return false;
     await recordEvent(tx, { tenantId: job.tenant_id, jobId: job.id, kind: 'released', from: 'processing', to: 'queued', attempt: job.attempts, worker: workerId, detail: { reason, retry_in_seconds: delaySeconds } });
-    if (job.batch_id) await refreshBatch(tx, job.tenant_id, job.batch_id);
+    await moveInBatch(tx, job, updated, 'queued');
     await notifyQueued(tx);
     return true;
   });

@@ -20,6 +20,13 @@ export const THREAD_HEAP_MB = 1536;
  */
 export const RECYCLE_BYTES = 320 * 1024 * 1024;
 /**
+ * The same for the whole process: native memory (onnxruntime tensors, tesseract's WebAssembly
+ * worker) is invisible to a thread's own count, so a thread whose task ends with the process's
+ * resident memory above this is ended too. 700 MB leaves room under the 800 MB a worker with
+ * both OCR engines should stay within (docs/performance.md, "Worker memory").
+ */
+export const PROCESS_RECYCLE_BYTES = 700 * 1024 * 1024;
+/**
  * How long a closing thread may take to let its native calls finish and free its OCR engines
  * (beyond the thread's own 120 s wait for abandoned OCR pages).
  */
@@ -28,6 +35,13 @@ const CLOSE_GRACE_MS = 150_000;
 const CLOSE_ACK_MS = 1_000;
 /** An idle thread asked to close at shutdown or recycling acknowledges at once; allow for a loaded machine. */
 const STOP_ACK_MS = 10_000;
+/**
+ * A thread with no task for this long is ended; the next task starts a fresh one (about a second
+ * of start-up). What a thread's parsers and OCR engines grew to (WebAssembly memories, onnxruntime
+ * buffers) is only given back when the thread ends, so an idle worker returns to its start-up
+ * footprint. Overridden by QUIRE_PIPELINE_IDLE_SECONDS.
+ */
+export const IDLE_END_MS = 60_000;
 
 export class PipelineFailure extends QuireError<JobFailureCode> {
   constructor(
@@ -80,15 +94,22 @@ function crashFailure(err: Error & { code?: string }): PipelineFailure {
 export interface ThreadLimits {
   heapMb: number;
   recycleBytes: number;
+  /** The process's resident memory past which a thread is ended after its task. */
+  processRecycleBytes: number;
+  /** A thread idle this long is ended; 0 keeps idle threads. */
+  idleMs: number;
 }
 
 class PipelineThread {
   private worker: Worker | null = null;
   private nextId = 1;
   private retiring: Promise<void> | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
   busy = false;
   /** Threads ended for passing the memory high-water mark (for the operator's log and tests). */
   recycled = 0;
+  /** Threads ended after an idle spell. */
+  idleEnded = 0;
 
   constructor(private readonly limits: ThreadLimits) {}
 
@@ -104,8 +125,14 @@ class PipelineThread {
     return this.worker;
   }
 
+  /** Whether a thread is running, starting or still closing: an ended idle thread costs nothing. */
+  get alive(): boolean {
+    return this.worker !== null || this.retiring !== null;
+  }
+
   async run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
     this.busy = true;
+    this.cancelIdleEnd();
     try {
       // A recycled thread frees its engines before the next one starts; a cancel or timeout
       // meanwhile takes effect at once.
@@ -114,16 +141,40 @@ class PipelineThread {
       return await this.runOn(this.ensure(), task, options);
     } finally {
       this.busy = false;
+      this.scheduleIdleEnd();
     }
+  }
+
+  private scheduleIdleEnd(): void {
+    if (this.limits.idleMs <= 0 || !this.worker) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      if (this.busy || this.retiring || !this.worker) return;
+      this.idleEnded++;
+      this.retireCurrent();
+    }, this.limits.idleMs);
+    this.idleTimer.unref();
+  }
+
+  private cancelIdleEnd(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  /** Ends the current thread in the background; a task arriving meanwhile waits for its engines to close. */
+  private retireCurrent(): void {
+    this.retiring = this.stop().finally(() => {
+      this.retiring = null;
+    });
   }
 
   /** Ends the thread after a task that left it above the high-water mark; the next task starts a fresh one. */
   private afterTask(memoryBytes: number | undefined): void {
-    if (memoryBytes === undefined || memoryBytes <= this.limits.recycleBytes || this.retiring) return;
+    if (this.retiring) return;
+    const threadHigh = memoryBytes !== undefined && memoryBytes > this.limits.recycleBytes;
+    if (!threadHigh && process.memoryUsage.rss() <= this.limits.processRecycleBytes) return;
     this.recycled++;
-    this.retiring = this.stop().finally(() => {
-      this.retiring = null;
-    });
+    this.retireCurrent();
   }
 
   private runOn(worker: Worker, task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
@@ -178,6 +229,7 @@ class PipelineThread {
 
   /** Lets the thread free its engines (an inference in flight finishes first), then ends it. */
   async stop(): Promise<void> {
+    this.cancelIdleEnd();
     const worker = this.worker;
     this.worker = null;
     if (worker) await retire(worker, STOP_ACK_MS);
@@ -231,13 +283,23 @@ export class PipelinePool {
     readonly size: number,
     limits: Partial<ThreadLimits> = {},
   ) {
-    const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES };
+    const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES, processRecycleBytes: limits.processRecycleBytes ?? PROCESS_RECYCLE_BYTES, idleMs: limits.idleMs ?? IDLE_END_MS };
     this.threads = Array.from({ length: Math.max(1, size) }, () => new PipelineThread(full));
   }
 
   /** How many threads were ended for passing the memory high-water mark since the pool started. */
   get recycledThreads(): number {
     return this.threads.reduce((sum, t) => sum + t.recycled, 0);
+  }
+
+  /** How many threads were ended after an idle spell since the pool started. */
+  get idleEndedThreads(): number {
+    return this.threads.reduce((sum, t) => sum + t.idleEnded, 0);
+  }
+
+  /** Threads running or still closing (an ended idle thread is started again by the next task). */
+  get liveThreads(): number {
+    return this.threads.filter((t) => t.alive).length;
   }
 
   /**

@@ -139,7 +139,8 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     let judgeCanonical: CanonicalJson | null = null;
     let canonicalText: string | null = null;
     // One fresh read at job start: the whole run uses the policy in force now, never a stale cache.
-    const policy = await deps.policy.current(job.tenant_id);
+    // The tenant's remote OCR endpoint is looked up at the same time (one round trip for both).
+    const [policy, remoteOcr] = await Promise.all([deps.policy.current(job.tenant_id), remoteOcrFor(db, config, job.tenant_id)]);
     let imagesOfRun: { pageNumber: number; png: Uint8Array }[] = [];
     // The tenant's model endpoints: a judge endpoint makes the OCR second reading unnecessary.
     const models = deps.models && job.processing_mode === 'extraction' ? await deps.models(job.tenant_id, { judge: policy.judge_mode_enabled }) : null;
@@ -152,7 +153,6 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       lap('load');
       await checkpoint();
       lap('checkpoints');
-      const remoteOcr = await remoteOcrFor(db, config, job.tenant_id);
       const output = await deps.pool.run(
         {
           bytes,

@@ -74,4 +74,13 @@ describe('resource limits of the pipeline', () => {
     expect((await run(pool, bytes)).pageCount).toBeGreaterThan(0);
     expect(pool.recycledThreads).toBe(2);
   }, 120_000);
+
+  it('replaces a thread after its task when the whole process is past its high-water mark', async () => {
+    pool = new PipelinePool(1, { processRecycleBytes: 1 });
+    const bytes = new Uint8Array(fs.readFileSync(FILES.notes));
+    expect((await run(pool, bytes)).format).toBe('pptx');
+    expect(pool.recycledThreads).toBe(1);
+    expect((await run(pool, bytes)).format).toBe('pptx');
+    expect(pool.recycledThreads).toBe(2);
+  }, 120_000);
 });

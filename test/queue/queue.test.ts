@@ -7,6 +7,7 @@ import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harnes
 import { waitFor } from '../helpers/documents.js';
 import { newId } from '../../src/lib/ids.js';
 import { claimJob } from '../../src/queue/claim.js';
+import { findBatch, insertBatch, refreshBatch } from '../../src/domain/batches/batches.repository.js';
 import { heartbeat, release, settle } from '../../src/queue/lease.js';
 import { recoverStale } from '../../src/queue/recover.js';
 import { notifyQueued, queueListener } from '../../src/queue/notify.js';
@@ -60,6 +61,67 @@ describe('claim', () => {
   });
 });
 
+describe('batch counts on the hot path', () => {
+  async function batchOf(n: number): Promise<{ batchId: string; ids: string[] }> {
+    const batchId = newId('bat');
+    const ids = await h.db.transaction().execute(async (tx) => {
+      await insertBatch(tx, { id: batchId, tenant_id: DEFAULT_TENANT_ID, name: null, template_id: null, processing_mode: 'canonical', page_range: null, page_cap_policy: 'fail', destination_connection_id: null, destination_config: null, created_by: null });
+      const jobIds = Array.from({ length: n }, () => newId('job'));
+      await tx
+        .insertInto('jobs')
+        .values(jobIds.map((id) => ({ id, tenant_id: DEFAULT_TENANT_ID, batch_id: batchId, status: 'queued', processing_mode: 'canonical', size_bytes: 1, sha256: SHA, metadata: '{}' })) as never)
+        .execute();
+      await refreshBatch(tx, DEFAULT_TENANT_ID, batchId);
+      return jobIds;
+    });
+    return { batchId, ids };
+  }
+
+  /** What a full recount says, without storing it. */
+  async function recount(batchId: string) {
+    const rows = await h.db.selectFrom('jobs').select(['status', sql<number>`count(*)::int`.as('n')]).where('batch_id', '=', batchId).where('deleted_at', 'is', null).groupBy('status').execute();
+    const counts: Record<string, number> = { total: 0, queued: 0, processing: 0, completed: 0, needs_review: 0, rejected: 0, failed: 0 };
+    for (const r of rows) (counts[r.status] += r.n), (counts.total += r.n);
+    return counts;
+  }
+
+  it('claims, settles and releases by many workers at once keep the counts equal to a recount', async () => {
+    await drain();
+    const { batchId, ids } = await batchOf(12);
+    expect(await findBatch(h.db, DEFAULT_TENANT_ID, batchId)).toMatchObject({ status: 'queued', counts: await recount(batchId) });
+    const claims = (await Promise.all(Array.from({ length: 16 }, (_, i) => claimJob(h.db, `w${i}`, 30)))).filter((c) => c !== null);
+    expect(claims.map((c) => c!.id).sort()).toEqual([...ids].sort());
+    expect(await findBatch(h.db, DEFAULT_TENANT_ID, batchId)).toMatchObject({ status: 'processing', counts: { queued: 0, processing: 12 } });
+    await Promise.all(
+      claims.map((job, i) =>
+        i < 3 ? release(h.db, job!, job!.lease_owner!, 0, 'test') : settle(h.db, job!, job!.lease_owner!, { status: i % 2 ? 'completed' : 'failed', result: null }),
+      ),
+    );
+    expect(await findBatch(h.db, DEFAULT_TENANT_ID, batchId)).toMatchObject({ status: 'processing', counts: { ...(await recount(batchId)), queued: 3 } });
+    const again = (await Promise.all(Array.from({ length: 4 }, (_, i) => claimJob(h.db, `v${i}`, 30)))).filter((c) => c !== null);
+    expect(again).toHaveLength(3);
+    await Promise.all(again.map((job) => settle(h.db, job!, job!.lease_owner!, { status: 'completed', result: null })));
+    const done = await findBatch(h.db, DEFAULT_TENANT_ID, batchId);
+    expect(done).toMatchObject({ status: 'completed_with_errors', counts: { ...(await recount(batchId)), completed: 8, failed: 4 } });
+    expect(done!.finished_at).not.toBeNull();
+  });
+
+  it('leaves out a job deleted while it ran when that job settles', async () => {
+    await drain();
+    const { batchId, ids } = await batchOf(2);
+    const first = (await claimJob(h.db, 'w', 30))!;
+    const second = (await claimJob(h.db, 'w', 30))!;
+    await h.db.transaction().execute(async (tx) => {
+      await tx.updateTable('jobs').set({ deleted_at: new Date(), cancel_requested: true }).where('id', '=', first.id).execute();
+      await refreshBatch(tx, DEFAULT_TENANT_ID, batchId);
+    });
+    await settle(h.db, first, 'w', { status: 'failed', result: null, failure_code: 'cancelled' });
+    await settle(h.db, second, 'w', { status: 'completed', result: null });
+    expect(ids).toContain(second.id);
+    expect(await findBatch(h.db, DEFAULT_TENANT_ID, batchId)).toMatchObject({ status: 'completed', counts: { ...(await recount(batchId)), total: 1, completed: 1, failed: 0 } });
+  });
+});
+
 describe('leases', () => {
   it('lets only the lease holder heartbeat and settle', async () => {
     await drain();
@@ -78,6 +140,29 @@ describe('leases', () => {
       { kind: 'claimed', worker: 'holder' },
       { kind: 'completed', worker: 'holder' },
     ]);
+  });
+
+  it('replaces the previous run\'s artifacts on settle and keeps the source; a lost lease writes none', async () => {
+    await drain();
+    const id = await queued();
+    const art = (kind: string, page: number | null, sha: string | null) => ({ id: newId('art'), tenant_id: DEFAULT_TENANT_ID, job_id: id, kind, page_number: page, filename: `${kind}.bin`, content_type: 'application/octet-stream', size_bytes: sha ? 1 : null, sha256: sha, render: sha ? null : JSON.stringify({ dpi: 100, quarter_turns: 0, width_pt: 612 }) });
+    await h.db.insertInto('artifacts').values([art('source', null, SHA), art('markdown', null, 'b'.repeat(64))] as never).execute();
+    const job = (await claimJob(h.db, 'w', 30))!;
+    const run = [
+      { kind: 'canonical_json' as const, page_number: null, filename: 'doc.canonical.json', content_type: 'application/json', size_bytes: 10, sha256: 'c'.repeat(64) },
+      { kind: 'page_image' as const, page_number: 1, filename: 'doc.page-0001.png', content_type: 'image/png', size_bytes: null, sha256: null, render: { dpi: 100, quarter_turns: 1, width_pt: 612 } },
+    ];
+    expect(await settle(h.db, job, 'intruder', { status: 'completed', result: {}, artifacts: run })).toBe(false);
+    expect(await settle(h.db, job, 'w', { status: 'completed', result: {}, artifacts: run })).toBe(true);
+    const rows = await h.db.selectFrom('artifacts').select(['kind', 'page_number', 'sha256', 'render']).where('job_id', '=', id).orderBy('kind').execute();
+    expect(rows).toEqual([
+      { kind: 'canonical_json', page_number: null, sha256: 'c'.repeat(64), render: null },
+      { kind: 'page_image', page_number: 1, sha256: null, render: { dpi: 100, quarter_turns: 1, width_pt: 612 } },
+      { kind: 'source', page_number: null, sha256: SHA, render: null },
+    ]);
+    const events = await h.db.selectFrom('job_events').select(['kind', 'to_status', 'attempt']).where('job_id', '=', id).orderBy('id').execute();
+    expect(events.at(-1)).toEqual({ kind: 'completed', to_status: 'completed', attempt: 1 });
+    expect(events).toHaveLength(2);
   });
 
   it('releases a job for a later retry, optionally without counting the attempt', async () => {

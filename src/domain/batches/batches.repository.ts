@@ -1,11 +1,13 @@
-// SQL for batches. Every function takes the tenant id. refreshBatch runs in the transaction of
-// every change to a batch's jobs (after the job rows are locked: jobs first, then the batch, the
-// one lock order everywhere, so these transactions cannot deadlock each other).
+// SQL for batches. Every function takes the tenant id. Every change to a batch's jobs updates the
+// batch in its own transaction (after the job rows are locked: jobs first, then the batch, the one
+// lock order everywhere, so these transactions cannot deadlock each other): the queue's hot path
+// (claim, settle, release) moves one job between two counts (moveBatchJob, and the claim
+// statement itself); every other change recounts (refreshBatch), which also corrects any drift.
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import type { Batch, JobStatus, PageCapPolicy, ProcessingMode } from '../../db/documents-schema.js';
 import { type PageRequest, paginate } from '../../lib/pagination.js';
-import { type BatchCounts, batchStatus, countJobs, isBatchTerminal } from './batch-status.js';
+import { type BatchCounts, batchStatus, countJobs, emptyCounts, isBatchTerminal } from './batch-status.js';
 
 export interface NewBatch {
   id: string;
@@ -84,6 +86,31 @@ export async function refreshBatch(tx: Tx | Db, tenantId: string, batchId: strin
     .where('id', '=', batchId)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * One live job of the batch went from `from` to `to`: the stored counts are adjusted under the
+ * batch's row lock instead of recounting every job of the batch (a recount per claim and settle
+ * serialised a large batch's workers on it). Exact because each adjustment commits with the job's
+ * own change, and a recount elsewhere holds the same lock.
+ */
+export async function moveBatchJob(tx: Tx, tenantId: string, batchId: string, from: JobStatus, to: JobStatus): Promise<void> {
+  const batch = await tx.selectFrom('batches').selectAll().where('tenant_id', '=', tenantId).where('id', '=', batchId).forUpdate().executeTakeFirst();
+  if (!batch) return;
+  const stored = batch.counts as Partial<BatchCounts>;
+  if (typeof stored.total !== 'number') {
+    await refreshBatch(tx, tenantId, batchId);
+    return;
+  }
+  const counts: BatchCounts = { ...emptyCounts(), ...stored };
+  counts[from] -= 1;
+  counts[to] += 1;
+  const status = batchStatus(counts, batch.cancel_requested);
+  await tx
+    .updateTable('batches')
+    .set({ counts: JSON.stringify(counts), status, updated_at: sql`now()`, finished_at: isBatchTerminal(status) ? (batch.finished_at ?? sql`now()`) : null })
+    .where('id', '=', batchId)
+    .execute();
 }
 
 function sameCounts(stored: Record<string, unknown>, counts: BatchCounts): boolean {
