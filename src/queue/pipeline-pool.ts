@@ -27,6 +27,13 @@ export const RECYCLE_BYTES = 320 * 1024 * 1024;
  */
 export const PROCESS_RECYCLE_BYTES = 700 * 1024 * 1024;
 /**
+ * Memory the process keeps after its threads end (its own heap, the allocator's free lists,
+ * libraries) is no thread's to give back: once ending a thread left the process at some size,
+ * ending the next one only pays when the process has grown this much beyond it. Without it, a
+ * process that stays above the mark would end and restart its thread after every task.
+ */
+export const PROCESS_REGROWTH_BYTES = 256 * 1024 * 1024;
+/**
  * How long a closing thread may take to let its native calls finish and free its OCR engines
  * (beyond the thread's own 120 s wait for abandoned OCR pages).
  */
@@ -96,8 +103,26 @@ export interface ThreadLimits {
   recycleBytes: number;
   /** The process's resident memory past which a thread is ended after its task. */
   processRecycleBytes: number;
+  /** How far the process must grow past what it kept after the last thread ended before that helps again. */
+  processRegrowthBytes: number;
   /** A thread idle this long is ended; 0 keeps idle threads. */
   idleMs: number;
+}
+
+/** The process-wide memory mark, shared by a pool's threads: when ending a thread can give memory back. */
+class ProcessMark {
+  /** The process's resident memory once the last thread ended (none ended yet: the mark alone counts). */
+  private kept = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly limits: ThreadLimits) {}
+
+  exceeded(): boolean {
+    return process.memoryUsage.rss() > Math.max(this.limits.processRecycleBytes, this.kept + this.limits.processRegrowthBytes);
+  }
+
+  threadEnded(): void {
+    this.kept = process.memoryUsage.rss();
+  }
 }
 
 class PipelineThread {
@@ -111,7 +136,10 @@ class PipelineThread {
   /** Threads ended after an idle spell. */
   idleEnded = 0;
 
-  constructor(private readonly limits: ThreadLimits) {}
+  constructor(
+    private readonly limits: ThreadLimits,
+    private readonly mark: ProcessMark,
+  ) {}
 
   private ensure(): Worker {
     if (!this.worker) {
@@ -165,6 +193,7 @@ class PipelineThread {
   private retireCurrent(): void {
     this.retiring = this.stop().finally(() => {
       this.retiring = null;
+      this.mark.threadEnded();
     });
   }
 
@@ -172,7 +201,7 @@ class PipelineThread {
   private afterTask(memoryBytes: number | undefined): void {
     if (this.retiring) return;
     const threadHigh = memoryBytes !== undefined && memoryBytes > this.limits.recycleBytes;
-    if (!threadHigh && process.memoryUsage.rss() <= this.limits.processRecycleBytes) return;
+    if (!threadHigh && !this.mark.exceeded()) return;
     this.recycled++;
     this.retireCurrent();
   }
@@ -283,8 +312,9 @@ export class PipelinePool {
     readonly size: number,
     limits: Partial<ThreadLimits> = {},
   ) {
-    const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES, processRecycleBytes: limits.processRecycleBytes ?? PROCESS_RECYCLE_BYTES, idleMs: limits.idleMs ?? IDLE_END_MS };
-    this.threads = Array.from({ length: Math.max(1, size) }, () => new PipelineThread(full));
+    const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES, processRecycleBytes: limits.processRecycleBytes ?? PROCESS_RECYCLE_BYTES, processRegrowthBytes: limits.processRegrowthBytes ?? PROCESS_REGROWTH_BYTES, idleMs: limits.idleMs ?? IDLE_END_MS };
+    const mark = new ProcessMark(full);
+    this.threads = Array.from({ length: Math.max(1, size) }, () => new PipelineThread(full, mark));
   }
 
   /** How many threads were ended for passing the memory high-water mark since the pool started. */
