@@ -4,6 +4,7 @@
 // is terminated and replaced: a cancel or timeout always takes effect.
 import { Worker } from 'node:worker_threads';
 import { NativeGate } from '../lib/native-gate.js';
+import { releaseFreedNativeMemory } from '../lib/native-heap.js';
 import { type JobFailureCode, QuireError } from '../lib/errors.js';
 import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
@@ -193,6 +194,8 @@ class PipelineThread {
   private retireCurrent(): void {
     this.retiring = this.stop().finally(() => {
       this.retiring = null;
+      // What the ended thread's native libraries freed stays in glibc's arenas until asked for.
+      releaseFreedNativeMemory();
       this.mark.threadEnded();
     });
   }

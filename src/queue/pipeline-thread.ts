@@ -2,12 +2,16 @@
 // here so the process's event loop keeps serving HTTP and heartbeating leases meanwhile.
 import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
+import sharp from 'sharp';
 import { installThreadGate } from '../lib/native-gate.js';
 import { PipelineError, isPipelineError, renderPagePng, runCanonical, settleAbandonedOcr, toCanonicalJson } from '../pipeline/index.js';
 import { closeOcrEngines } from '../pipeline/ocr/index.js';
 import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
 const port = parentPort!;
+// libvips' operation cache belongs to the process, not the thread: every document's images are
+// new, so it only ever kept up to 50 MB of pixels alive after the threads that made them ended.
+sharp.cache(false);
 installThreadGate((workerData as { nativeGate?: SharedArrayBuffer } | null)?.nativeGate);
 /** Within the pool's CLOSE_GRACE_MS: abandoned OCR work gets this long to finish before the thread ends. */
 const CLOSE_WAIT_MS = 120_000;
