@@ -1,15 +1,17 @@
 // Hands memory that native code freed back to the system. glibc keeps what a thread's libraries
 // (onnxruntime, libvips, tesseract) freed in that thread's malloc arena after the thread ends, so
-// a process that ran a hostile or large document stayed hundreds of MB above its idle size even
+// a process that ran a hostile or large document stayed well above its idle size even
 // with every pipeline thread gone. malloc_trim(0) releases the free pages of every arena.
 // Elsewhere (musl, macOS) there is nothing to call and nothing is done.
-import koffi from 'koffi';
+import { createRequire } from 'node:module';
 
 let trim: (() => number) | null | undefined;
 
 function bind(): (() => number) | null {
   if (process.platform !== 'linux') return null;
   try {
+    // Loaded here, not imported: a platform without a koffi binary still runs, only without this.
+    const koffi = createRequire(import.meta.url)('koffi') as typeof import('koffi');
     const mallocTrim = koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as (pad: number) => number;
     return () => mallocTrim(0);
   } catch {
