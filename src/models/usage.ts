@@ -2,19 +2,11 @@
 // of its tenant, month (UTC), backend and model.
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
-
-export interface UsageLine {
-  backend: string;
-  model: string;
-  calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-}
+import type { ModelUsage } from '../pipeline/model-usage.js';
 
 export const monthOf = (at: Date) => at.toISOString().slice(0, 7);
 
-export async function addModelUsage(db: Db | Tx, tenantId: string, lines: UsageLine[], at = new Date()): Promise<void> {
+export async function addModelUsage(db: Db | Tx, tenantId: string, lines: ModelUsage[], at = new Date()): Promise<void> {
   for (const line of lines) {
     if (!line.calls) continue;
     await db

@@ -6,7 +6,8 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ForgeJobRow, ForgeStatus } from '../db/classification-schema.js';
 import { newId } from '../lib/ids.js';
-import { type UsageLine, addModelUsage } from '../models/usage.js';
+import { addModelUsage } from '../models/usage.js';
+import type { ModelUsage } from '../pipeline/model-usage.js';
 
 export async function claimForgeJob(db: Db, workerId: string, leaseSeconds: number): Promise<ForgeJobRow | null> {
   const { rows } = await sql<ForgeJobRow>`
@@ -68,7 +69,7 @@ export interface IterationRecord {
   notes: string;
   isBest: boolean;
   /** A model-driven iteration's calls, added to the tenant's monthly model usage with it. */
-  usage?: UsageLine;
+  usage?: ModelUsage;
 }
 
 /** Records an iteration and the job's running totals, only while the lease is held. */

@@ -5,7 +5,8 @@
 // error, an answer outside the enum) never fails the job: the embedded decision stands, and the
 // reason says the model could not settle it.
 import type { Candidate } from '../../pipeline/classify/rank.js';
-import { type ChooserInput, type ChooserUsage, type Choice, type TemplateChooser, embeddedChooser } from '../../pipeline/classify/chooser.js';
+import type { ModelUsage } from '../../pipeline/model-usage.js';
+import { type ChooserInput, type Choice, type TemplateChooser, embeddedChooser } from '../../pipeline/classify/chooser.js';
 import { ModelCallError } from '../backends/errors.js';
 import type { AnswerTool, ModelClient, PageImage } from '../backends/types.js';
 import { costOf } from '../extraction/extract.js';
@@ -61,7 +62,7 @@ export class ModelChooser implements TemplateChooser {
 
   async choose(input: ChooserInput): Promise<Choice> {
     let client: ModelClient | null = null;
-    let usage: ChooserUsage | undefined;
+    let usage: ModelUsage | undefined;
     try {
       client = this.options.client();
       const png = await this.options.pageImage?.().catch(() => null);
@@ -84,7 +85,7 @@ export class ModelChooser implements TemplateChooser {
   }
 
   /** The embedded decision, with why the model did not make it. */
-  private async fallback(input: ChooserInput, label: string, why: string, usage: ChooserUsage | undefined): Promise<Choice> {
+  private async fallback(input: ChooserInput, label: string, why: string, usage: ModelUsage | undefined): Promise<Choice> {
     const embedded = await embeddedChooser.choose(input);
     const base = embedded.reason ?? `${input.candidates.map((c) => `${c.name} (${c.score})`).join(' and ')} are within the margin ${input.margin}; neither is a clear winner.`;
     return { ...embedded, reason: `${base} The ${label} could not settle it (${why}), so the embedded decision stands.`, ...(usage ? { usage } : {}) };

@@ -9,6 +9,7 @@ import { type DocInput, type Evidence, textLines } from '../../pipeline/entities
 import { type ExtractionOutput, type ExtractionPolicy, type ExtractionTemplate, type FieldResult, agreementOf, runExtraction, schemaFields, validateAndDecide } from '../../pipeline/extract/index.js';
 import type { FieldSpec } from '../../pipeline/extract/schema-fields.js';
 import { genericPath } from '../../pipeline/extract/paths.js';
+import type { ModelUsage } from '../../pipeline/model-usage.js';
 import { type PostProcessing, postProcess } from '../../pipeline/extract/postprocess.js';
 import type { ModelPrice } from '../endpoint-config.js';
 import { ModelCallError } from '../backends/errors.js';
@@ -25,17 +26,8 @@ export const UNGROUNDED_CONFIDENCE = 0.4;
 /** What the embedded extractor's agreement adds. */
 export const AGREEMENT_BOOST = 0.08;
 
-export interface ModelUsageTotals {
-  backend: string;
-  model: string;
-  calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-}
-
 /** decisions.md "Model-path results": result.engine.extraction. */
-export interface ModelEngineReport extends ModelUsageTotals {
+export interface ModelEngineReport extends ModelUsage {
   method: 'vlm';
   /** Model calls asked again because the answer did not fit the schema. */
   corrections: number;
@@ -43,7 +35,7 @@ export interface ModelEngineReport extends ModelUsageTotals {
   ungrounded: number;
   /** Values the embedded extractor found the same. */
   embedded_agreed: number;
-  judge?: ModelUsageTotals;
+  judge?: ModelUsage;
 }
 
 export interface ModelJudgeSummary {
@@ -110,7 +102,7 @@ export function prepare(canonical: DocInput, template: ExtractionTemplate, polic
 }
 
 class UsageMeter {
-  readonly totals: ModelUsageTotals;
+  readonly totals: ModelUsage;
   corrections = 0;
   constructor(private readonly client: ModelClient) {
     this.totals = { backend: client.endpoint.backend, model: client.endpoint.model, calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 };

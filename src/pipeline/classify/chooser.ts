@@ -3,6 +3,7 @@
 // takes the leader only when it is clear of the threshold by the margin; a vision-language
 // chooser (with a `vlm` endpoint in effect) implements the same interface.
 import { type Candidate, type Classification, decide } from './rank.js';
+import type { ModelUsage } from '../model-usage.js';
 
 export interface ChooserInput {
   candidates: Candidate[];
@@ -12,21 +13,11 @@ export interface ChooserInput {
   text: string;
 }
 
-/** What a model chooser's calls cost (recorded with the tenant's model usage). */
-export interface ChooserUsage {
-  backend: string;
-  model: string;
-  calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-}
-
 export interface Choice {
   template_id: string | null;
   method: string;
   reason?: string;
-  usage?: ChooserUsage;
+  usage?: ModelUsage;
 }
 
 export interface TemplateChooser {
@@ -47,7 +38,7 @@ export const embeddedChooser: TemplateChooser = {
 };
 
 /** A classification, with what a model chooser spent when one was asked. */
-export type ChosenClassification = Classification & { model?: ChooserUsage };
+export type ChosenClassification = Classification & { model?: ModelUsage };
 
 /** Ranked candidates to a decision, asking the chooser only when the embedded rule cannot settle it. */
 export async function classifyWith(chooser: TemplateChooser, candidates: Candidate[], text: string): Promise<ChosenClassification> {

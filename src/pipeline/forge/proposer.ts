@@ -3,6 +3,7 @@
 // model-driven proposer (a forge endpoint: the model edits the template as a tool call) implements
 // the same interface and reports the tokens and dollars each proposal cost.
 import type { Evaluation, ForgeCandidate, ForgeSample } from './score.js';
+import type { ModelUsage } from '../model-usage.js';
 
 export interface ProposerContext {
   samples: ForgeSample[];
@@ -13,22 +14,12 @@ export interface ProposerContext {
   signal?: AbortSignal;
 }
 
-/** What a model-driven proposal spent, as the tenant's monthly model usage records it. */
-export interface ProposalUsage {
-  backend: string;
-  model: string;
-  calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-}
-
 export interface Proposal {
   candidate: ForgeCandidate;
   notes: string;
   tokens: number;
   dollars: number;
-  usage?: ProposalUsage;
+  usage?: ModelUsage;
 }
 
 export interface ForgeProposer {
