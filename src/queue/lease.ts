@@ -51,16 +51,18 @@ export interface Outcome {
   artifacts?: NewArtifact[];
 }
 
-/** Answers only the id: returning the whole row would send a megabyte result straight back. */
-async function guardedUpdate(tx: Tx, job: Job, workerId: string, values: Record<string, unknown>): Promise<{ id: string; deleted_at: Date | null } | undefined> {
-  return tx
+/**
+ * The job's update, only while this worker still holds its lease, ending the lease. Answers only
+ * the id and deletion: returning the whole row would send a megabyte result straight back.
+ */
+function guardedUpdate(db: Db | Tx, job: Job, workerId: string, values: Record<string, unknown>) {
+  return db
     .updateTable('jobs')
     .set({ ...values, lease_owner: null, lease_expires_at: null, updated_at: sql`now()` })
     .where('id', '=', job.id)
     .where('lease_owner', '=', workerId)
     .where('status', '=', 'processing')
-    .returning(['id', 'deleted_at'])
-    .executeTakeFirst();
+    .returning(['id', 'deleted_at']);
 }
 
 /** A deleted job (deleted while it ran) no longer counts in its batch. */
@@ -90,13 +92,7 @@ async function settleWrites(db: Db | Tx, job: Job, workerId: string, outcome: Ou
   const added = (outcome.artifacts ?? []).map(({ render, ...a }) => ({ ...a, render: render ?? null, id: newId('art') }));
   const detail = JSON.stringify(outcome.failure_code ? { failure_code: outcome.failure_code } : {});
   const { rows } = await sql<{ id: string; deleted_at: Date | null }>`
-    WITH settled AS (${db
-      .updateTable('jobs')
-      .set({ ...values, lease_owner: null, lease_expires_at: null, updated_at: sql`now()` })
-      .where('id', '=', job.id)
-      .where('lease_owner', '=', workerId)
-      .where('status', '=', 'processing')
-      .returning(['id', 'deleted_at'])}),
+    WITH settled AS (${guardedUpdate(db, job, workerId, values)}),
     event AS (
       INSERT INTO job_events (tenant_id, job_id, kind, from_status, to_status, attempt, worker, detail)
       SELECT ${job.tenant_id}, id, ${outcome.status === 'failed' ? 'failed' : 'completed'}, 'processing', ${outcome.status}, ${job.attempts}::int, ${workerId}, ${detail}::jsonb FROM settled),
@@ -136,7 +132,7 @@ export async function release(db: Db, job: Job, workerId: string, delaySeconds: 
       run_after: sql`now() + make_interval(secs => ${delaySeconds})`,
       heartbeat_at: null,
       ...(countAttempt ? {} : { attempts: sql`greatest(attempts - 1, 0)` }),
-    });
+    }).executeTakeFirst();
     if (!updated) return false;
     await recordEvent(tx, { tenantId: job.tenant_id, jobId: job.id, kind: 'released', from: 'processing', to: 'queued', attempt: job.attempts, worker: workerId, detail: { reason, retry_in_seconds: delaySeconds } });
     await moveInBatch(tx, job, updated, 'queued');
