@@ -1,17 +1,19 @@
-// `npm run fuzz -- --seed S --cases N [--timeout-s 60] [--idle-s 2]`: mutated real documents (PDF,
+// `npm run fuzz -- --seed S --cases N [--timeout-s 60] [--idle-s 10]`: mutated real documents (PDF,
 // PPTX, images) and bombs (ZIP, XML, nesting, text operators) through the real pipeline threads.
 // Reports the outcome per failure code, uncoded failures, the peak RSS, the slowest case, and
 // idle RSS before and after the hostile run, both taken the same way: once the pool has ended its
-// idle thread (`--idle-s`, QUIRE_PIPELINE_IDLE_SECONDS in the service) and after a GC.
+// idle thread (`--idle-s`, QUIRE_PIPELINE_IDLE_SECONDS in the service), with the collection and
+// allocator trims the pool runs then (the last 6 s after the thread ends), as the service does.
 // Exits non-zero on a crash or an uncoded failure.
 // OCR is off (image pages end as needs_ocr): the campaign targets the parsers, not the models.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { tuneNativeAllocator } from '../src/lib/native-heap.js';
 import { PipelineFailure, PipelinePool } from '../src/queue/pipeline-pool.js';
 import { DATA, pdfWithTextOperators, pptxDeepXml, pptxWithBigSlide, zipBomb } from './lib/hostile-files.js';
 
-const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, cases: { type: 'string', default: '200' }, 'timeout-s': { type: 'string', default: '60' }, 'idle-s': { type: 'string', default: '2' } } });
+const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, cases: { type: 'string', default: '200' }, 'timeout-s': { type: 'string', default: '60' }, 'idle-s': { type: 'string', default: '10' } } });
 const cases = Number(values.cases);
 const timeoutMs = Number(values['timeout-s']) * 1000;
 
@@ -78,6 +80,8 @@ const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
 const idleMs = Number(values['idle-s']) * 1000;
+// The pool applies these itself; called first here only to print which ones it applied.
+const allocatorSettings = tuneNativeAllocator();
 const pool = new PipelinePool(1, { idleMs });
 
 async function runOne(bytes: Uint8Array): Promise<string> {
@@ -94,12 +98,11 @@ async function runOne(bytes: Uint8Array): Promise<string> {
   }
 }
 
-/** RSS once the idle thread has ended (its engines closed) and a GC ran. */
+/** RSS once the idle thread has ended (its engines closed, the pool's idle collection and trim done). */
 async function idleRss(): Promise<{ rss: number; js: number; anon: number; file: number }> {
   const deadline = Date.now() + idleMs + 180_000;
   while (pool.liveThreads > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  (globalThis as { gc?: () => void }).gc?.();
-  await new Promise((r) => setTimeout(r, 2_000));
+  await new Promise((r) => setTimeout(r, 8_000));
   const m = process.memoryUsage();
   // Anonymous memory (heaps, malloc) against mapped files (the code of native libraries loaded
   // once, such as sharp's libvips: they stay mapped and are shared, not a leak).
@@ -141,7 +144,7 @@ process.stdout.write(
     `threads ended: ${pool.recycledThreads} past the memory high-water mark, ${pool.idleEndedThreads} after ${idleMs / 1000} s idle`,
     `peak RSS: ${mb(peakRss)} MB; idle RSS before ${mb(idleBefore.rss)} MB, after ${mb(idleAfter.rss)} MB (${(((idleAfter.rss - idleBefore.rss) / idleBefore.rss) * 100).toFixed(1)} %)`,
     `  anonymous: before ${mb(idleBefore.anon)} MB, after ${mb(idleAfter.anon)} MB; mapped files: before ${mb(idleBefore.file)} MB, after ${mb(idleAfter.file)} MB; main-thread JS heap and buffers: before ${mb(idleBefore.js)} MB, after ${mb(idleAfter.js)} MB`,
-    `  malloc settings: ${['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_'].map((k) => `${k}=${process.env[k] ?? '(unset)'}`).join(' ')}`,
+    `  allocator settings applied by Quire: ${allocatorSettings.join(', ') || 'none'}; from the environment: ${['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_'].filter((k) => process.env[k] !== undefined).map((k) => `${k}=${process.env[k]}`).join(' ') || 'none'}`,
   ].join('\n') + '\n',
 );
 process.exit(bad > 0 ? 1 : 0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canReleaseFreedNativeMemory, releaseFreedNativeMemory } from './native-heap.js';
+import { canReleaseFreedNativeMemory, releaseFreedNativeMemory, tuneNativeAllocator } from './native-heap.js';
 
 const glibc = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime;
 
@@ -11,5 +11,12 @@ describe('releaseFreedNativeMemory', () => {
     expect(keep.length).toBe(2000);
     keep = null;
     expect(typeof releaseFreedNativeMemory()).toBe('boolean');
+  });
+});
+
+describe('tuneNativeAllocator', () => {
+  it.runIf(process.platform === 'linux' && glibc)('applies the settings the environment left unset, once per process', () => {
+    expect(tuneNativeAllocator({ MALLOC_ARENA_MAX: '4' })).toEqual(['MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_']);
+    expect(tuneNativeAllocator({})).toEqual([]);
   });
 });

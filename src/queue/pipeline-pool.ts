@@ -4,7 +4,8 @@
 // is terminated and replaced: a cancel or timeout always takes effect.
 import { Worker } from 'node:worker_threads';
 import { NativeGate } from '../lib/native-gate.js';
-import { releaseFreedNativeMemory } from '../lib/native-heap.js';
+import { collectIdleGarbage } from '../lib/idle-heap.js';
+import { releaseFreedNativeMemory, tuneNativeAllocator } from '../lib/native-heap.js';
 import { type JobFailureCode, QuireError } from '../lib/errors.js';
 import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
@@ -180,7 +181,7 @@ class PipelineThread {
       this.idleTimer = null;
       if (this.busy || this.retiring || !this.worker) return;
       this.idleEnded++;
-      this.retireCurrent();
+      this.retireCurrent('idle');
     }, this.limits.idleMs);
     this.idleTimer.unref();
   }
@@ -191,11 +192,14 @@ class PipelineThread {
   }
 
   /** Ends the current thread in the background; a task arriving meanwhile waits for its engines to close. */
-  private retireCurrent(): void {
+  private retireCurrent(why: 'idle' | 'high-water'): void {
     this.retiring = this.stop().finally(() => {
       this.retiring = null;
       // What the ended thread's native libraries freed stays in glibc's arenas until asked for.
       releaseFreedNativeMemory();
+      // After an idle spell V8's young generation can shrink too, and the collections free the
+      // buffers the thread's results left behind: the allocator is asked again after them.
+      if (why === 'idle') void collectIdleGarbage().then(releaseFreedNativeMemory);
       this.mark.threadEnded();
     });
   }
@@ -206,7 +210,7 @@ class PipelineThread {
     const threadHigh = memoryBytes !== undefined && memoryBytes > this.limits.recycleBytes;
     if (!threadHigh && !this.mark.exceeded()) return;
     this.recycled++;
-    this.retireCurrent();
+    this.retireCurrent('high-water');
   }
 
   private runOn(worker: Worker, task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
@@ -316,6 +320,8 @@ export class PipelinePool {
     limits: Partial<ThreadLimits> = {},
   ) {
     const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES, processRecycleBytes: limits.processRecycleBytes ?? PROCESS_RECYCLE_BYTES, processRegrowthBytes: limits.processRegrowthBytes ?? PROCESS_REGROWTH_BYTES, idleMs: limits.idleMs ?? IDLE_END_MS };
+    // Before any thread runs, so its native libraries allocate under the settings that return memory.
+    tuneNativeAllocator();
     const mark = new ProcessMark(full);
     this.threads = Array.from({ length: Math.max(1, size) }, () => new PipelineThread(full, mark));
   }
