@@ -35,6 +35,7 @@ import { newId } from '../src/lib/ids.js';
 import { hashPassword } from '../src/lib/secrets.js';
 import { renderPagePng, runCanonical, toCanonicalJson } from '../src/pipeline/index.js';
 import { Workers } from '../src/queue/workers.js';
+import { defaultOcrPagesAtOnce } from '../src/queue/pipeline-pool.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -500,8 +501,10 @@ async function memory(serverUrl: string, documents: number) {
           (await s.db.selectFrom('jobs').select(['failure_code', (eb) => eb.fn.countAll<number>().as('n')]).where('status', '=', 'failed').groupBy('failure_code').execute()).map((r) => [r.failure_code ?? 'none', Number(r.n)]),
         ),
         worker_threads: cores,
-        // glibc settings the worker ran with (docs/performance.md, "Worker memory").
-        malloc: Object.fromEntries(['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_'].map((k) => [k, process.env[k] ?? null])),
+        // glibc settings from the environment; the worker applies its own for those left null
+        // (docs/performance.md, "Worker memory").
+        malloc_env: Object.fromEntries(['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_'].map((k) => [k, process.env[k] ?? null])),
+        ocr_pages_at_once: Number(process.env.QUIRE_OCR_PAGES_AT_ONCE ?? 0) || defaultOcrPagesAtOnce(cores),
         seconds: round(seconds),
         samples: samples.length,
         peak_rss_mb: mib(sorted.at(-1) ?? 0),

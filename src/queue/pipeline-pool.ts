@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { NativeGate } from '../lib/native-gate.js';
 import { collectIdleGarbage } from '../lib/idle-heap.js';
 import { releaseFreedNativeMemory, tuneNativeAllocator } from '../lib/native-heap.js';
+import { SharedSemaphore } from '../lib/shared-semaphore.js';
 import { type JobFailureCode, QuireError } from '../lib/errors.js';
 import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
@@ -51,6 +52,13 @@ const STOP_ACK_MS = 10_000;
  * footprint. Overridden by QUIRE_PIPELINE_IDLE_SECONDS.
  */
 export const IDLE_END_MS = 60_000;
+/**
+ * Pages read by OCR at once across a pool's threads, by default: half its threads, at least one.
+ * One page read by both engines holds a few hundred MB, and on two cores two pages at once raised
+ * a worker's peak by about 300 MB; the threads left parse digital documents meanwhile.
+ * Overridden by QUIRE_OCR_PAGES_AT_ONCE.
+ */
+export const defaultOcrPagesAtOnce = (threads: number) => Math.max(1, Math.floor(threads / 2));
 
 export class PipelineFailure extends QuireError<JobFailureCode> {
   constructor(
@@ -74,10 +82,10 @@ export interface RunOptions {
 const gates = new WeakMap<Worker, NativeGate>();
 
 /** From TypeScript sources (tests, `tsx`), a thread loads the .ts file through tsx's loader. */
-function spawnThread(heapMb: number): Worker {
+function spawnThread(heapMb: number, ocrPagePermits: SharedSemaphore): Worker {
   const here = import.meta.url;
   const gate = new NativeGate();
-  const options = { resourceLimits: { maxOldGenerationSizeMb: heapMb }, workerData: { nativeGate: gate.buffer } };
+  const options = { resourceLimits: { maxOldGenerationSizeMb: heapMb }, workerData: { nativeGate: gate.buffer, ocrPagePermits: ocrPagePermits.buffer } };
   let worker: Worker;
   if (here.endsWith('.ts')) {
     const thread = new URL('./pipeline-thread.ts', here).href;
@@ -109,6 +117,8 @@ export interface ThreadLimits {
   processRegrowthBytes: number;
   /** A thread idle this long is ended; 0 keeps idle threads. */
   idleMs: number;
+  /** Pages the pool's threads read with their OCR engines at once (pipeline/ocr/page-permits.ts); 0: the default. */
+  ocrPagesAtOnce: number;
 }
 
 /** The process-wide memory mark, shared by a pool's threads: when ending a thread can give memory back. */
@@ -141,13 +151,17 @@ class PipelineThread {
   constructor(
     private readonly limits: ThreadLimits,
     private readonly mark: ProcessMark,
+    private readonly ocrPagePermits: SharedSemaphore,
   ) {}
 
   private ensure(): Worker {
     if (!this.worker) {
-      const worker = spawnThread(this.limits.heapMb);
+      const worker = spawnThread(this.limits.heapMb, this.ocrPagePermits);
+      const threadId = worker.threadId;
       worker.unref();
       worker.on('exit', () => {
+        // A thread ended mid-page (terminated, crashed) never released its permit.
+        this.ocrPagePermits.releaseAll(threadId);
         if (this.worker === worker) this.worker = null;
       });
       this.worker = worker;
@@ -313,17 +327,24 @@ export class PipelinePool {
   private readonly threads: PipelineThread[];
   /** Callers waiting for a free thread, first come first served. */
   private readonly waiting: (() => void)[] = [];
+  private readonly ocrPagePermits: SharedSemaphore;
 
   /** Threads start on first use, so an idle pool costs nothing. */
   constructor(
     readonly size: number,
     limits: Partial<ThreadLimits> = {},
   ) {
-    const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES, processRecycleBytes: limits.processRecycleBytes ?? PROCESS_RECYCLE_BYTES, processRegrowthBytes: limits.processRegrowthBytes ?? PROCESS_REGROWTH_BYTES, idleMs: limits.idleMs ?? IDLE_END_MS };
+    const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES, processRecycleBytes: limits.processRecycleBytes ?? PROCESS_RECYCLE_BYTES, processRegrowthBytes: limits.processRegrowthBytes ?? PROCESS_REGROWTH_BYTES, idleMs: limits.idleMs ?? IDLE_END_MS, ocrPagesAtOnce: limits.ocrPagesAtOnce || defaultOcrPagesAtOnce(Math.max(1, size)) };
     // Before any thread runs, so its native libraries allocate under the settings that return memory.
     tuneNativeAllocator();
     const mark = new ProcessMark(full);
-    this.threads = Array.from({ length: Math.max(1, size) }, () => new PipelineThread(full, mark));
+    this.ocrPagePermits = new SharedSemaphore(full.ocrPagesAtOnce);
+    this.threads = Array.from({ length: Math.max(1, size) }, () => new PipelineThread(full, mark, this.ocrPagePermits));
+  }
+
+  /** Pages being read by OCR right now, across the pool's threads (at most `ocrPagesAtOnce`). */
+  get ocrPagesReading(): number {
+    return this.ocrPagePermits.held;
   }
 
   /** How many threads were ended for passing the memory high-water mark since the pool started. */

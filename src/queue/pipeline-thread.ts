@@ -6,13 +6,16 @@ import sharp from 'sharp';
 import { installThreadGate } from '../lib/native-gate.js';
 import { PipelineError, isPipelineError, renderPagePng, runCanonical, settleAbandonedOcr, toCanonicalJson } from '../pipeline/index.js';
 import { closeOcrEngines } from '../pipeline/ocr/index.js';
+import { installOcrPagePermits } from '../pipeline/ocr/page-permits.js';
 import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
 const port = parentPort!;
 // libvips' operation cache belongs to the process, not the thread: every document's images are
 // new, so it only ever kept up to 50 MB of pixels alive after the threads that made them ended.
 sharp.cache(false);
-installThreadGate((workerData as { nativeGate?: SharedArrayBuffer } | null)?.nativeGate);
+const shared = workerData as { nativeGate?: SharedArrayBuffer; ocrPagePermits?: SharedArrayBuffer } | null;
+installThreadGate(shared?.nativeGate);
+installOcrPagePermits(shared?.ocrPagePermits);
 /** Within the pool's CLOSE_GRACE_MS: abandoned OCR work gets this long to finish before the thread ends. */
 const CLOSE_WAIT_MS = 120_000;
 const RENDERED_FORMATS = new Set(['pdf', 'png', 'jpeg', 'tiff', 'webp']);

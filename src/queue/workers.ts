@@ -68,7 +68,7 @@ export class Workers {
     this.blobs = options.blobs ?? createBlobStore(options.config);
     this.ownPolicy = !options.policy;
     this.policy = options.policy ?? new PolicyService(options.db);
-    this.pool = new PipelinePool(options.count, { idleMs: options.config.pipelineIdleSeconds * 1000 });
+    this.pool = new PipelinePool(options.count, { idleMs: options.config.pipelineIdleSeconds * 1000, ocrPagesAtOnce: options.config.ocrPagesAtOnce });
     this.models = jobModelResolver(options.db, options.config);
     this.listener = queueListener(
       options.databaseUrl,

@@ -2,7 +2,8 @@
 // exactly like text-layer words, so entities and extraction work the same on scans.
 //
 // Pages are read one at a time (each engine serves one page at a time and is loaded once per
-// worker thread), each under a time limit. A page that overruns it or whose engine fails is kept
+// worker thread), and across the process's threads no more at once than its OCR page permits
+// (ocr/page-permits.ts), each under a time limit. A page that overruns it or whose engine fails is kept
 // as `ocr_failed` and the document's other pages are not lost; only when no page of the document
 // yields any text does the run fail with `ocr_failed`, naming the page(s) and why.
 import type { PageSource } from '../canonical/model.js';
@@ -20,6 +21,7 @@ import { PipelineError } from './errors.js';
 import { type PageLoopOptions, checkAborted } from './progress.js';
 import type { SourcePage } from './source-page.js';
 import type { RemoteOcrOptions } from '../ocr/remote/engine.js';
+import { acquireOcrPagePermit } from '../ocr/page-permits.js';
 
 /** Long enough for a dense 300 dpi page with both engines on a busy 2-core machine. */
 export const DEFAULT_OCR_PAGE_TIMEOUT_MS = 120_000;
@@ -146,22 +148,28 @@ export async function ocrSourcePages(
     await settleAbandonedOcr();
     const started = performance.now();
     const textLayer = source.source === 'text_layer';
+    // Waiting for a permit is not the page's time: the limit starts once it may be read.
+    const release = await acquireOcrPagePermit(() => options.signal?.aborted === true);
+    if (!release) {
+      checkAborted(options.signal);
+      continue;
+    }
     try {
-      const raster = await rasterOf(source);
       // A text-layer page is read only for the judge: one engine suffices on a clean render.
       const pagePolicy = textLayer ? { ...policy, ocr_selection_mode: 'tesseract_priority' as const } : policy;
-      const result = await withinLimit(
-        ocrPage(raster, {
+      const reading = (async () => {
+        const raster = await rasterOf(source);
+        return ocrPage(raster, {
           policy: pagePolicy,
           pageWidthPt: raster.pageWidthPt,
           pageHeightPt: raster.pageHeightPt,
           ...(raster.dpi ? { dpi: raster.dpi } : {}),
           alternate: options.judge === true && !textLayer,
           ...(options.remote && !textLayer ? { remote: options.remote } : {}),
-        }),
-        limitMs,
-        options.signal,
-      );
+        });
+      })();
+      void reading.then(release, release);
+      const result = await withinLimit(reading, limitMs, options.signal);
       if (textLayer) {
         pages.push(source);
         judgePages.push(toSourcePage(source, result.page, result.decision.engine_used));
