@@ -28,6 +28,12 @@ describe('receipt total', () => {
     expect(extract('090').data.total).toBe(5);
   });
 
+  it('is the amount that subtotal plus tax make, printed after them, when its own label is cut short (018: "SUB TOTAL 68.87", "GST/TAX 6% 4.13", "TO 73.00")', () => {
+    const out = extract('018');
+    expect(out.data.total).toBe(73);
+    expect(Number(receiptKey('018').total)).toBe(73);
+  });
+
   it('is the amount after rounding adjustment (186)', () => {
     expect(extract('186').data.total).toBe(45.35);
   });
@@ -49,6 +55,24 @@ describe('receipt address and company', () => {
     expect(squash(address)).toBe(squash(receiptKey('072').address));
     expect(address).not.toContain('GST');
     expect(address).not.toContain('SUNWAY');
+  });
+
+  it('leaves a GST number printed after its label out of the address (132: "GST NO: 000342237184 (ID:5033)", 324)', () => {
+    for (const id of ['132', '324']) {
+      const address = String(extract(id).data.address);
+      expect(address).not.toMatch(/000342237184|001536708608/);
+      expect(squash(address)).toBe(squash(receiptKey(id).address));
+    }
+  });
+
+  it('ends the address before a phone number alone on its line (150: "03-60571377")', () => {
+    expect(squash(extract('150').data.address)).toBe(squash(receiptKey('150').address));
+  });
+
+  it('takes no address from the "Bill to" block: that is the customer\'s (270)', () => {
+    const address = String(extract('270').data.address);
+    expect(address).not.toContain('JINJANG');
+    expect(squash(address)).toBe(squash(receiptKey('270').address));
   });
 
   it('never takes a registration number for the company (216)', () => {
@@ -85,6 +109,12 @@ describe('receipts read through OCR', () => {
 
   it('keeps the labelled total when a misread change of 0 would make the cash the total (000)', () => {
     expect(read(['Total : 9.00', 'Round d Totai (RM): 9.00', 'Cash 10.00', 'CHANGE 00']).data.total).toBe(9);
+  });
+
+  it('takes the sum of subtotal and tax over the subtotal when OCR mangled the total\'s label (018: "TOT*1 RM 73. 00")', () => {
+    const lines = ['Sub Total RM 68. 87', "Service'Charge : RM 0. 00", 'GST/TAX 6% RM 4.13', 'TOT*1 RM 73. 00', 'CA.. RM 73. 00', 'CHANGE : RM 0. 00', 'GST Summary Amount (RM) Tax (RM)', 'SR @ 6% 68. 87 4. 13'];
+    const out = runExtraction(documentFromLines(lines.map((text) => ({ text, confidence: 0.9 }))), { id: null, version: null, json_schema: RECEIPT_SCHEMA }).extraction;
+    expect(out.data.total).toBe(73);
   });
 
   it('keeps the total after rounding when a misread cash amount is off by a rounding step (090)', () => {

@@ -15,6 +15,7 @@ import type { Rule } from './rule-kinds.js';
 import { type ValidationEntry, ruleId, runRules } from './rules.js';
 import { type Candidate, type ScalarContext, addressCandidates, brandCandidate, preferBrand, fallbackCandidates, keyValueCandidates, labelCandidates, labelCells, labelKeyValues, labelStops, tableCandidates } from './scalars.js';
 import { layoutItems } from './line-items.js';
+import { withoutRecipientEvidence } from './parties.js';
 import { crossCheckAmounts } from './arithmetic.js';
 import { addressBlockCandidates } from './address-block.js';
 import { weighTotalCandidates } from './receipt-total.js';
@@ -179,6 +180,8 @@ function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], 
     if (field.concept?.id === 'total') candidates = weighTotalCandidates(candidates, ctx);
     if (field.concept?.id === 'vendor' || field.concept?.id === 'customer') candidates = candidates.filter((c) => typeof c.value !== 'string' || isNameLike(c.value));
     if (field.concept?.id === 'vendor') candidates = preferBrand(candidates, brandCandidate(ctx));
+    // The address concept is the issuer's: an address read in the "Bill to" block is the customer's.
+    if (field.concept?.id === 'address') candidates = withoutRecipientEvidence(candidates, ctx.lines);
     const best = pick(candidates, LAST_WINS.has(field.concept?.id ?? ''), field.concept?.id === 'total');
     if (best) result.scalars.set(field.path, longTextDoubt(best));
   });
