@@ -13,9 +13,10 @@ import { isEmpty } from './paths.js';
 import { type PostProcessing, postProcess } from './postprocess.js';
 import type { Rule } from './rule-kinds.js';
 import { type ValidationEntry, ruleId, runRules } from './rules.js';
-import { type Candidate, type ScalarContext, addressCandidates, brandCandidate, preferBrand, fallbackCandidates, keyValueCandidates, labelCandidates, labelCells, labelKeyValues, labelStops, tableCandidates } from './scalars.js';
+import { type Candidate, type ScalarContext, addressCandidates, brandCandidate, preferBrand, fallbackCandidates, keyValueCandidates, labelCandidates, labelCells, labelKeyValues, labelStops, otherMeaningCandidates, tableCandidates } from './scalars.js';
 import { layoutItems } from './line-items.js';
 import { withoutRecipientEvidence } from './parties.js';
+import { documentIdStandIn } from './document-id.js';
 import { crossCheckAmounts } from './arithmetic.js';
 import { addressBlockCandidates } from './address-block.js';
 import { weighTotalCandidates } from './receipt-total.js';
@@ -177,6 +178,7 @@ function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], 
       return;
     }
     let candidates = [...fromLabels, ...fallbackCandidates(field, ctx), ...addressBlockCandidates(field, ctx, vendorLine), ...addressCandidates(field, ctx, vendorLine)];
+    if (!candidates.length) candidates = [...otherMeaningCandidates(field, ctx), ...documentIdStandIn(field, ctx)];
     if (field.concept?.id === 'total') candidates = weighTotalCandidates(candidates, ctx);
     if (field.concept?.id === 'vendor' || field.concept?.id === 'customer') candidates = candidates.filter((c) => typeof c.value !== 'string' || isNameLike(c.value));
     if (field.concept?.id === 'vendor') candidates = preferBrand(candidates, brandCandidate(ctx));

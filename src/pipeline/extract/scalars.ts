@@ -423,6 +423,23 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
   }
 }
 
+/** Below the default review floor: a value read by the other meaning of a field's name. */
+const OTHER_MEANING = 0.55;
+
+/**
+ * A numeric field whose name also names an id ("vat": the tax amount or the VAT id) and whose own
+ * concept is printed nowhere: the issuer's tax id, when printed as digits alone (a Polish NIP
+ * "774-00-01-454"), stands in below the review floor.
+ */
+export function otherMeaningCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
+  if (spec.otherMeaning?.id !== 'tax_id') return [];
+  const recipient = recipientLines(ctx.lines);
+  const id = ctx.entities.find((e) => e.type === 'tax_id' && !recipient.has(e.line));
+  const digits = id ? String(id.value).replace(/^[A-Z]{2}/, '') : '';
+  if (!id || !/^\d{6,15}$/.test(digits)) return [];
+  return [entityCandidate(id, Number(digits), OTHER_MEANING)];
+}
+
 /**
  * The brand the issuer trades under (parties.ts brandFromDomain): confirmed by the document's own
  * domain (+0.12) and printed again (+0.08), as sure as a heading those two confirm.
