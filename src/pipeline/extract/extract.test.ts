@@ -138,6 +138,21 @@ describe('runExtraction: scalar fields', () => {
     expect(no.fields.invoice_number!.confidence).toBeGreaterThanOrEqual(0.7);
   });
 
+  it('holds a VAT id or IBAN below the floor when the document prints another one outside the customer\'s block', () => {
+    const vat = (lines: string[]) => runExtraction(documentFromLines(lines), template({ vat: { type: 'string' } })).extraction.fields.vat!;
+    const issuer = ['ACME Supplies Ltd.', 'VAT Reg No: GB 123 4567 89'];
+    // The customer's VAT id in a block nothing labels as the customer's: which one is the issuer's is a guess.
+    const unlabelled = vat([...issuer, 'Globex Corporation', 'VAT: NL810433941B01', 'Total Due: £120.00']);
+    expect(['GB123456789', 'NL810433941B01']).toContain(unlabelled.value);
+    expect(unlabelled.confidence).toBeLessThan(0.7);
+    // Under "Bill to" it is the customer's: the issuer's VAT id stands alone.
+    const labelled = vat([...issuer, 'Bill to:', 'Globex Corporation', 'VAT: NL810433941B01', 'Total Due: £120.00']);
+    expect(labelled).toMatchObject({ value: 'GB123456789' });
+    expect(labelled.confidence).toBeGreaterThanOrEqual(0.7);
+    const iban = runExtraction(documentFromLines(['ACME GmbH', 'IBAN: DE89 3704 0044 0532 0130 00', 'IBAN: NL91 ABNA 0417 1643 00']), template({ iban: { type: 'string' } })).extraction.fields.iban!;
+    expect(iban.confidence).toBeLessThan(0.7);
+  });
+
   it('reads no other field caption as a value: "GST No." under an empty "Address" row', () => {
     const lines = ['LIGHTROOM GALLERY SDN BHD', 'No: 28, JALAN ASTANA 1C,', 'BANDAR BUKIT RAJA, 41050', 'KLANG SELANGOR', 'TAX INVOICE', 'Name : CASH', 'Address', 'GST No.', 'Total 73.00'];
     const address = runExtraction(documentFromLines(lines), template({ address: { type: 'string' } })).extraction.data.address;

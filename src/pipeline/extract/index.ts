@@ -17,6 +17,7 @@ import { type Candidate, type ScalarContext, addressCandidates, brandCandidate, 
 import { layoutItems } from './line-items.js';
 import { withoutRecipientEvidence } from './parties.js';
 import { documentIdStandIn } from './document-id.js';
+import { holdAmongSimilar } from './competing-ids.js';
 import { crossCheckAmounts } from './arithmetic.js';
 import { addressBlockCandidates } from './address-block.js';
 import { weighTotalCandidates } from './receipt-total.js';
@@ -141,6 +142,10 @@ function longTextDoubt(c: Candidate): Candidate {
   return { ...c, confidence: Math.round(c.confidence * 0.8 * 1000) / 1000 };
 }
 
+/** Concepts that are the issuer's unless the field's name says otherwise. */
+const ISSUER_SIDE = new Set(['address', 'tax_id', 'iban']);
+const NAMES_RECIPIENT = /\b(?:customer|buyer|client|recipient|partner|bill(?:ing)?|ship(?:ping)?|delivery|sold to|kunde|acheteur|cliente|klant)\b/i;
+
 function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], entities: LocatedEntity[], coerce: CoerceContext, policy: Required<Pick<ExtractionPolicy, 'table_aware_extraction_enabled' | 'extraction_evidence_planning_enabled'>>, carry: Map<string, { mapping: TableMapping | null }>): ChunkResult {
   const plan = policy.extraction_evidence_planning_enabled;
   const tables = policy.table_aware_extraction_enabled;
@@ -182,10 +187,10 @@ function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], 
     if (field.concept?.id === 'total') candidates = weighTotalCandidates(candidates, ctx);
     if (field.concept?.id === 'vendor' || field.concept?.id === 'customer') candidates = candidates.filter((c) => typeof c.value !== 'string' || isNameLike(c.value));
     if (field.concept?.id === 'vendor') candidates = preferBrand(candidates, brandCandidate(ctx));
-    // The address concept is the issuer's: an address read in the "Bill to" block is the customer's.
-    if (field.concept?.id === 'address') candidates = withoutRecipientEvidence(candidates, ctx.lines);
+    // An address, VAT id or IBAN is the issuer's unless the field names the customer: one read in the "Bill to" block is the customer's.
+    if (ISSUER_SIDE.has(field.concept?.id ?? '') && !NAMES_RECIPIENT.test(field.path.replace(/[_.\-]+/g, ' '))) candidates = withoutRecipientEvidence(candidates, ctx.lines);
     const best = pick(candidates, LAST_WINS.has(field.concept?.id ?? ''), field.concept?.id === 'total');
-    if (best) result.scalars.set(field.path, longTextDoubt(best));
+    if (best) result.scalars.set(field.path, longTextDoubt(holdAmongSimilar(field, best, ctx.lines, entities)));
   });
   for (const field of fields.filter((f) => f.kind === 'array_of_objects')) {
     const state = carry.get(field.path) ?? { mapping: null };
