@@ -46,6 +46,13 @@ describe('invoice2data: text recovered', () => {
     expect(doc.pages.every((p) => p.source === 'text_layer' || p.source === 'plain_text')).toBe(true);
   });
 
+  it('reads the letters of a ligature glyph as one word ("Office", "Thuiskopieheffing" with ffi, coolblue2)', async () => {
+    const doc = await runCanonical(readData('invoice2data/compare/coolblue2.pdf'));
+    expect(doc.text).toContain('Microsoft Office Mac');
+    expect(doc.text).toContain('Thuiskopieheffing:');
+    expect(doc.text).not.toMatch(/Of ice|Off ice|hef ing|heff ing/);
+  });
+
   it('finds labelled fields as key-value pairs with boxes on the page', async () => {
     const doc = await runCanonical(readData('invoice2data/compare/AmazonWebServices.pdf'));
     const kvs = doc.pages.flatMap((p) => p.key_values);
