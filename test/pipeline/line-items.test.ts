@@ -32,6 +32,27 @@ describe('line items under a header row', () => {
     expect(got[3]).toMatchObject({ code: 'LUX_TRF', name: 'Luxury Truffles', qty: 15 });
   });
 
+  it('keeps a detail under an item ("Serienummer: …") out of its name, in the note column (coolblue2)', async () => {
+    const { got } = await linesOf('coolblue2');
+    const msi = got.find((l) => l.price_subtotal === 1999);
+    expect(msi).toMatchObject({ name: 'MSI GS60 2QE-226NL Ghost Pro', line_note: 'Serienummer: GS60 2QE-226NLK141900003666' });
+  });
+
+  it('joins no section heading to the item above, and moves a barcode printed between asterisks to its column (AzureInterior)', async () => {
+    const { got } = await linesOf('AzureInterior');
+    expect(got[1]).toMatchObject({ name: 'Office Chair' });
+    expect(got[2]).toMatchObject({ barcode: '987123' });
+    expect(String(got[2]!.name)).toMatch(/^Olive Oil/);
+  });
+
+  it('moves the article number that leads every description to the code column (saeco)', async () => {
+    const { got } = await linesOf('saeco');
+    expect(got.map((l) => [l.code, l.name])).toEqual([
+      ['E103184', 'Onderhoudsset CA6707/10'],
+      ['E103560', 'SX Flyer SAECO Korting KVDNL'],
+    ]);
+  });
+
   it('stops at the invoice total and does not read the tax summary below as items (saeco)', async () => {
     const { got } = await linesOf('saeco');
     expect(got).toHaveLength(2);

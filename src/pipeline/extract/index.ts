@@ -14,7 +14,7 @@ import { type PostProcessing, postProcess } from './postprocess.js';
 import type { Rule } from './rule-kinds.js';
 import { type ValidationEntry, ruleId, runRules } from './rules.js';
 import { type Candidate, type ScalarContext, addressCandidates, brandCandidate, preferBrand, fallbackCandidates, keyValueCandidates, labelCandidates, labelCells, labelKeyValues, labelStops, otherMeaningCandidates, tableCandidates } from './scalars.js';
-import { layoutItems } from './line-items.js';
+import { layoutItems, splitArticleCodes } from './line-items.js';
 import { withoutRecipientEvidence } from './parties.js';
 import { documentIdStandIn } from './document-id.js';
 import { holdAmongSimilar } from './competing-ids.js';
@@ -201,7 +201,7 @@ function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], 
     const fromLayout = layoutItems(field, lines, coerce);
     const cells = (list: Item[]) => list.reduce((n, item) => n + Object.keys(item).length, 0);
     const items = cells(fromLayout) > cells(fromTables) ? fromLayout : fromTables.length ? fromTables : lineItems(field, lines, coerce);
-    result.arrays.set(field.path, items);
+    result.arrays.set(field.path, splitArticleCodes(items, field.columns ?? []));
   }
   return result;
 }

@@ -186,13 +186,37 @@ function readRows(rows: Row[], h: number, anchors: Anchor[], describing: FieldSp
       const cell = describing ? item[describing.key] : undefined;
       if (!cell || !describing) break;
       if (!prev) continue; // a section heading above the first item
-      const before = prev[describing.key];
-      prev[describing.key] = before ? { value: `${String(before.value)}\n${String(cell.value)}`, confidence: Math.min(before.confidence, cell.confidence), evidence: [...before.evidence, ...cell.evidence] } : cell;
+      if (!continueDescription(prev, cell, describing, columns)) continue;
     } else items.push(splitCode(item, describing, columns));
     prevBottom = row.bbox[3];
     last = r;
   }
   return { items, last, length: items.length };
+}
+
+// A detail under an item that names what it is ("Serienummer: SDMPP373MPP15", "Note: …"): the
+// template's note column holds it where it has one; otherwise it stays part of the description.
+const ITEM_NOTE = /^[\p{L}][\p{L}/.\- ]{0,24}:\s*\S/u;
+// A heading between groups of items ("--- Food Products ---", "== Services =="): no part of the item above.
+const SECTION_HEADING = /^\s*(?:-{2,}|={2,}|\*{2,}).*(?:-{2,}|={2,}|\*{2,})\s*$/;
+// A column for such details, when the template has one ("line_note", "comment").
+const NOTE_COLUMN = /(?:^|[\s_])(?:note|notes|comment|comments|remark|remarks|memo)$/i;
+
+/**
+ * Text alone on a row under an item: a further line of its description, a detail for the
+ * template's note column, or a section heading. Returns whether it joined the description.
+ */
+export function continueDescription(prev: Item, cell: Item[string], describing: FieldSpec, columns: FieldSpec[]): boolean {
+  const text = String(cell.value).trim();
+  if (SECTION_HEADING.test(text)) return false;
+  const note = ITEM_NOTE.test(text) ? columns.find((c) => c.type === 'string' && NOTE_COLUMN.test(c.key.replace(/[A-Z]/g, (m) => ` ${m.toLowerCase()}`))) : undefined;
+  if (note && !prev[note.key]) {
+    prev[note.key] = { ...cell, value: text };
+    return false;
+  }
+  const before = prev[describing.key];
+  prev[describing.key] = before ? { value: `${String(before.value)}\n${String(cell.value)}`, confidence: Math.min(before.confidence, cell.confidence), evidence: [...before.evidence, ...cell.evidence] } : cell;
+  return true;
 }
 
 /** "[FURN_7777] Office Chair": a bracketed article code before the description goes to the code column, when the template has one. */
@@ -203,4 +227,39 @@ function splitCode(item: Item, describing: FieldSpec | undefined, columns: Field
   const m = /^\[([^\]\s]{2,})\]\s+/.exec(cell.value);
   if (!m) return item;
   return { ...item, [code.key]: { ...cell, value: m[1] }, [describing.key]: { ...cell, value: cell.value.slice(m[0].length) } };
+}
+
+// A barcode's human-readable text as Code 39 prints it, between asterisks ("*987123* Olive Oil").
+const CODE39 = /^\*([0-9A-Z\-.$/+%]{4,})\*\s+/;
+// An article number leading the description ("E103184 Onderhoudsset CA6707/10"): capitals and at least three digits.
+const LEADING_CODE = /^([A-Z]{0,4}\d{3,}[A-Z0-9\-]*)\s+(?=\S)/;
+const BARCODE_COLUMN = /(?:barcode|ean|gtin|upc)/i;
+
+/**
+ * Codes printed in front of the descriptions, moved to the template's code columns: a barcode
+ * between asterisks to its barcode column, and an article number that leads every description of
+ * the list (one item's leading number may be its model: all of them must have one) to its code column.
+ */
+export function splitArticleCodes(items: Item[], columns: FieldSpec[]): Item[] {
+  const describing = columns.find((c) => c.concept?.id === 'description' && c.type === 'string');
+  if (!describing) return items;
+  const barcode = columns.find((c) => c.type === 'string' && BARCODE_COLUMN.test(c.key));
+  const code = columns.find((c) => c.concept?.id === 'item_code' && c.type === 'string' && !BARCODE_COLUMN.test(c.key));
+  let out = items;
+  if (barcode) {
+    out = out.map((item) => {
+      const cell = item[describing.key];
+      const m = cell && typeof cell.value === 'string' && !item[barcode.key] ? CODE39.exec(cell.value) : null;
+      return m && cell ? { ...item, [barcode.key]: { ...cell, value: m[1] }, [describing.key]: { ...cell, value: String(cell.value).slice(m[0].length) } } : item;
+    });
+  }
+  const named = out.filter((item) => typeof item[describing.key]?.value === 'string');
+  if (code && named.length >= 2 && !out.some((item) => item[code.key]) && named.every((item) => LEADING_CODE.test(String(item[describing.key]!.value)))) {
+    out = out.map((item) => {
+      const cell = item[describing.key];
+      const m = cell ? LEADING_CODE.exec(String(cell.value)) : null;
+      return m && cell ? { ...item, [code.key]: { ...cell, value: m[1] }, [describing.key]: { ...cell, value: String(cell.value).slice(m[0].length) } } : item;
+    });
+  }
+  return out;
 }
