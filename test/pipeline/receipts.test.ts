@@ -91,6 +91,14 @@ describe('receipts read through OCR', () => {
     expect(out.data.company).toBe('PASARAYA BORONG PINTAR SDN BHD');
   });
 
+  it('reads a name with an article after "of", and a small l OCR read as a capital I (042: "Taste Of The WorId Sdn Bhd")', () => {
+    const lines = ['Geoventure', 'Taste Of The WorId Sdn Bhd', '965857- A', 'Lot 38. 39 101 Boulevard.', 'TOTAL RM 64.15'];
+    const ocr = runExtraction(documentFromLines(lines.map((text) => ({ text, confidence: 0.9 }))), { id: null, version: null, json_schema: RECEIPT_SCHEMA }).extraction;
+    expect(ocr.data.company).toBe('Taste Of The World Sdn Bhd');
+    // A text layer says what it says; CamelCase names keep their capitals.
+    expect(read(['LinkedIn Ireland Unlimited Company', 'Taste Of The WorId Sdn Bhd', 'Total 5.00']).data.company).toBe('Taste Of The WorId Sdn Bhd');
+  });
+
   it('puts right a legal form OCR read with a digit (000: "SDN 8HD")', () => {
     expect(read(['tan woon yann', 'BOOK TA .K (TAMAN DAYA) SDN 8HD', '78941 7-W', 'Total : 9.00']).data.company).toBe('BOOK TA .K (TAMAN DAYA) SDN BHD');
   });

@@ -7,7 +7,7 @@
 import type { LocatedEntity } from '../entities/recognize.js';
 import { type DocPage, type Evidence, type TextLine, locate, rangeConfidence } from '../entities/text.js';
 import type { BBox, Table, TableCell } from '../canonical/model.js';
-import { legalFormOcrFixed } from '../entities/organisations.js';
+import { legalFormOcrFixed, ocrLettersFixed } from '../entities/organisations.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
 import { brandFromDomain, issuerSupport, nameCarriesBrand, nameFromDomain, recipientLines } from './parties.js';
@@ -316,7 +316,8 @@ function organisationCandidate(ctx: ScalarContext, org: LocatedEntity): Candidat
   if (org.start === 0 && nameLike(before) && /^(?:C[O0]\.?|COMPANY|\(M\)|&|AND)\s/i.test(org.line.text)) parts.unshift({ line: before!, start: 0, end: before!.text.length });
   const after = ctx.lines[i + 1];
   if (/&$/.test(org.line.text.slice(0, org.end).trim()) && nameLike(after)) parts.push({ line: after!, start: 0, end: after!.text.length });
-  const value = legalFormOcrFixed(parts.map((p) => p.line.text.slice(p.start, p.end)).join(' '));
+  const joined = legalFormOcrFixed(parts.map((p) => p.line.text.slice(p.start, p.end)).join(' '));
+  const value = parts.some((p) => rangeConfidence(p.line, p.start, p.end) < 1) ? ocrLettersFixed(joined) : joined;
   return { value, confidence: r3(0.55 * org.confidence), evidence: parts.map((p) => locate(p.line, p.start, p.end)), source: 'entity', order: parts[0]!.line.order };
 }
 
@@ -354,6 +355,18 @@ function legalFormAlone(ctx: ScalarContext, page: number | undefined, recipient:
 }
 
 const TITLE_WORDS = /^(?:(?:simplified|full|official|original)\s)?(?:tax\s)?(?:invoice|receipt|rechnung|facture|factura|factuur|fattura|quittung|beleg|recu|recibo|bon|payment receipt|official receipt|copy|kopie|page|seite)\b/i;
+
+/**
+ * A heading line as a name: an e-mail address or website that layout ran into it ("Sammy
+ * smaystone4@fake.com Maystone") and a document title at its end ("… INVOICE") are not the name.
+ */
+function headingName(text: string): string {
+  return text
+    .replace(/\S+@\S+\.\S+|(?:https?:\/\/|www\.)\S+/gi, ' ')
+    .replace(/\s+(?:(?:tax\s)?invoice|receipt|rechnung|facture|factura|factuur|fattura|faktura)\s*$/i, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
 
 /** When no label gives a value: an entity of the right type, by the concept's strategy. */
 export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
@@ -410,7 +423,9 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       const parts = [line];
       const next = ctx.lines[ctx.lines.indexOf(line) + 1];
       if (/&$/.test(line.text.trim()) && next && next.page === line.page && !/\d/.test(next.text) && next.words.length <= 4) parts.push(next);
-      return [{ value: parts.map((l) => l.text).join(' '), confidence: r3(0.35 * rangeConfidence(line, 0, line.text.length)), evidence: parts.map((l) => locate(l, 0, l.text.length)), source: 'entity', order: line.order }];
+      const value = headingName(parts.map((l) => l.text).join(' '));
+      if (!value) return [];
+      return [{ value, confidence: r3(0.35 * rangeConfidence(line, 0, line.text.length)), evidence: parts.map((l) => locate(l, 0, l.text.length)), source: 'entity', order: line.order }];
     }
     default: {
       const e = entities.find((x) => x.type === fb.entity);
