@@ -45,6 +45,16 @@ describe('line items under a header row', () => {
     expect(String(got[2]!.name)).toMatch(/^Olive Oil/);
   });
 
+  it('reads the discount and tax columns ("Disc.%", "Taxes") and the unit printed after the quantity ("1.00 kg") (AzureInterior)', async () => {
+    const { got } = await linesOf('AzureInterior');
+    expect(got.map((l) => [l.discount, l.line_tax_percent, l.uom])).toEqual([
+      [0, 15, 'kg'],
+      [0, 15, 'Units'],
+      [10, 15, 'L'],
+      [0, undefined, 'g'],
+    ]);
+  });
+
   it('moves the article number that leads every description to the code column (saeco)', async () => {
     const { got } = await linesOf('saeco');
     expect(got.map((l) => [l.code, l.name])).toEqual([

@@ -26,6 +26,9 @@ interface Anchor {
 const FINAL_TOTAL = /(?:^|\s)(?:grand\s)?(?:total|totaal|totale|gesamt(?:betrag|summe)?|summe|montant total|total ttc|importe total|te betalen|amount due|balance due|endbetrag|rechnungsbetrag|razem)\b/i;
 const SKIPPED = /^(?:sub\s?-?total|subtotaal|zwischensumme|sous[\s-]total|total ht|total net|net total|netto|exclusief|excl|tax|vat|gst|btw|mwst|ust|tva|iva|discount|korting|rabatt|remise|shipping|versand|frais|credits?|rounding)\b/i;
 
+// A unit of measure printed after a quantity: a short word without digits ("kg", "Units", "Stk.", "h").
+const UNIT_WORD = /^\p{L}[\p{L}.²³]{0,9}$/u;
+
 const centre = (b: BBox) => (b[1] + b[3]) / 2;
 const heightOf = (b: BBox) => Math.max(1, b[3] - b[1]);
 const r3 = (v: number) => Math.round(Math.max(0, Math.min(1, v)) * 1000) / 1000;
@@ -135,6 +138,8 @@ function readRows(rows: Row[], h: number, anchors: Anchor[], describing: FieldSp
   const firstNumericX = Math.min(...anchors.filter((a) => isNumeric(a.field)).map((a) => a.x0));
   // Without a description header, the text left of the first amount column describes the item.
   const all = describing && !anchors.some((a) => a.field === describing) ? [...anchors, { field: describing, x0: header.bbox[0], x1: Math.max(header.bbox[0] + 1, firstNumericX - 10) }] : anchors;
+  const unit = columns.find((c) => c.concept?.id === 'unit' && c.type === 'string');
+  const freeUnit = unit && !anchors.some((a) => a.field === unit) ? unit : undefined;
   let prevBottom = header.bbox[3];
   let last = h;
   for (let r = h + 1; r < rows.length; r++) {
@@ -148,9 +153,18 @@ function readRows(rows: Row[], h: number, anchors: Anchor[], describing: FieldSp
       continue;
     }
     const parts = new Map<Anchor, { word: PlacedWord; line: TextLine }[]>();
+    let unitWord: { word: PlacedWord; line: TextLine } | null = null;
+    let previous: Anchor | null = null;
     for (const w of row.words) {
       const a = anchorFor(w.word, all);
+      const after = previous;
+      previous = a;
       if (!a) continue;
+      // "1.00 kg": the unit printed right after the quantity, for a unit column no header names.
+      if (freeUnit && after?.field.concept?.id === 'quantity' && parts.get(after)?.length && !unitWord && UNIT_WORD.test(w.word.text) && (a === after || isNumeric(a.field))) {
+        unitWord = w;
+        continue;
+      }
       // Digits under a text column are the item's (a model number); letters under an amount column are not an amount.
       if (isNumeric(a.field) && !NUMBERISH.test(w.word.text) && !/^[€$£¥₹%]|^[A-Z]{3}$/.test(w.word.text)) {
         const text = all.find((x) => x.field === describing);
@@ -172,6 +186,7 @@ function readRows(rows: Row[], h: number, anchors: Anchor[], describing: FieldSp
       if (isNumeric(a.field)) amounts++;
       if (a.field.concept?.kind === 'money') money++;
     }
+    if (unitWord && freeUnit && Object.keys(item).length) item[freeUnit.key] = { value: unitWord.word.text, confidence: r3(0.8 * unitWord.word.confidence), evidence: [locate(unitWord.line, unitWord.word.start, unitWord.word.end)] };
     if (!Object.keys(item).length) continue;
     // A bundle's parts under an item ("Apple Magic Mouse   1") have a quantity but no price: not items of their own.
     if (amounts && !money && anchors.some((a) => a.field.concept?.kind === 'money')) {

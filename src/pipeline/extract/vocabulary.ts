@@ -255,7 +255,13 @@ export const COLUMN_CONCEPTS: Concept[] = [
   {
     id: 'line_tax',
     names: ['tax rate', 'vat rate', 'tax percent', 'vat percent', 'line tax percent', 'taxpercent', 'tax', 'vat', 'vat %'],
-    labels: ['vat %', 'tax %', 'vat rate', 'tax rate', 'vat', 'tax', 'mwst', 'ust', 'tva', 'iva', 'btw', '% tva', 'vat [%]'],
+    labels: ['vat %', 'tax %', 'vat rate', 'tax rate', 'vat', 'tax', 'taxes', 'mwst', 'ust', 'tva', 'iva', 'btw', '% tva', 'vat [%]', 'mwst %', 'ust %', 'steuer', 'taxe', 'taxes %', 'impuesto', 'impuestos'],
+    kind: 'percent',
+  },
+  {
+    id: 'discount',
+    names: ['discount', 'disc', 'discount percent', 'discount rate', 'rebate', 'line discount'],
+    labels: ['discount', 'discount %', 'disc', 'disc %', 'rebate', 'rabatt', 'rabatt %', 'nachlass', 'remise', 'remise %', 'descuento', 'dto', 'korting', 'sconto', 'rabat', 'rabaty'],
     kind: 'percent',
   },
   {
