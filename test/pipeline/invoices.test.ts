@@ -98,6 +98,17 @@ describe('invoice2data: fields extracted', () => {
     expect(amount.extraction.data.vat).toBe(23);
   });
 
+  it('is sure of the currency printed with the total, and not of one printed once elsewhere (invoice2data custom/basic, FlipkartInvoice)', async () => {
+    const canonical = toCanonicalJson(await runCanonical(readData('invoice2data/custom/basic.txt')));
+    const basic = runExtraction(canonical, { id: null, version: null, json_schema: { type: 'object', properties: { currency: { type: 'string' } } } }).extraction.fields.currency!;
+    expect(basic.value).toBe('EUR');
+    expect(basic.confidence).toBeGreaterThanOrEqual(0.7);
+    // "Promotional Discount of Rs -40.00" is the only amount with its currency: held for review.
+    const flipkart = (await extract('FlipkartInvoice.pdf', { currency: { type: 'string' } })).extraction.fields.currency!;
+    expect(flipkart.value).toBe('INR');
+    expect(flipkart.confidence).toBeLessThan(0.7);
+  });
+
   it('takes the booking id of a payment receipt that prints no invoice number, below the review floor (oyo)', async () => {
     const out = await extract('oyo.pdf', { invoice_number: { type: 'string' } });
     expect(out.extraction.data.invoice_number).toBe('IBZY2087');

@@ -368,6 +368,10 @@ function headingName(text: string): string {
     .trim();
 }
 
+// A line stating the amount payable, and lines that only look like one.
+const TOTAL_LINE = /(?:^|[^\p{L}])(?:grand\s+total|total|amount\s+due|balance\s+due|amount\s+payable|gesamtbetrag|rechnungsbetrag|endbetrag|zu\s+zahlen|totaal|te\s+betalen|montant\s+total|net\s+[àa]\s+payer|importe\s+total|total\s+a\s+pagar|totale|należność|do\s+zapłaty)(?![\p{L}])/iu;
+const NOT_TOTAL_LINE = /\b(?:sub\s?-?total|total\s+(?:excl|net|ht|before|pre)|netto|discount|savings)/i;
+
 /** When no label gives a value: an entity of the right type, by the concept's strategy. */
 export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
   const fb = spec.concept?.fallback;
@@ -389,6 +393,9 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       if (!ranked.length) return [];
       const [cur, list] = ranked[0]!;
       const share = list.length / money.length;
+      // The currency printed with the total ("Total: 123.45 EUR") is the document's, however rarely it is printed.
+      const onTotal = list.find((e) => TOTAL_LINE.test(e.line.text) && !NOT_TOTAL_LINE.test(e.line.text));
+      if (onTotal) return [entityCandidate(onTotal, cur, fb.confidence * (0.7 + 0.3 * share) + 0.05)];
       return [entityCandidate(list[0]!, cur, fb.confidence * (0.7 + 0.3 * share) * (list.length >= 2 ? 1 : 0.85))];
     }
     case 'largest': {
