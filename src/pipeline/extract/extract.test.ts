@@ -3,7 +3,7 @@ import type { BBox, Table } from '../canonical/model.js';
 import { documentFromLines } from '../entities/text-doc.js';
 import type { DocInput, DocPage } from '../entities/text.js';
 import { findKeyValues } from '../layout/key-values.js';
-import { runExtraction } from './index.js';
+import { runEntities, runExtraction } from './index.js';
 
 const template = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ id: 'tpl_1', version: 3, json_schema: { type: 'object', properties }, ...extra });
 
@@ -151,6 +151,14 @@ describe('runExtraction: scalar fields', () => {
     expect(labelled.confidence).toBeGreaterThanOrEqual(0.7);
     const iban = runExtraction(documentFromLines(['ACME GmbH', 'IBAN: DE89 3704 0044 0532 0130 00', 'IBAN: NL91 ABNA 0417 1643 00']), template({ iban: { type: 'string' } })).extraction.fields.iban!;
     expect(iban.confidence).toBeLessThan(0.7);
+  });
+
+  it('reads an unprefixed number under a national tax label for that label\'s country first (P.IVA, CIF)', () => {
+    const vat = (lines: string[]) => runExtraction(documentFromLines(lines), template({ vat: { type: 'string' } })).extraction.fields.vat!;
+    // 07643520567 passes the French check digits too: the Italian label decides.
+    expect(vat(['Acme S.r.l.', 'P.IVA 07643520567', 'Totale 122,00 €'])).toMatchObject({ value: 'IT07643520567' });
+    expect(runEntities(documentFromLines(['Acme S.r.l.', 'P.IVA 07643520567'])).find((e) => e.type === 'tax_id')?.value).toBe('IT07643520567');
+    expect(vat(['Acme S.L.', 'CIF: B58378431', 'Total 121,00 €'])).toMatchObject({ value: 'ESB58378431' });
   });
 
   it('reads no other field caption as a value: "GST No." under an empty "Address" row', () => {

@@ -8,6 +8,7 @@ import type { LocatedEntity } from '../entities/recognize.js';
 import { type DocPage, type Evidence, type TextLine, locate, rangeConfidence } from '../entities/text.js';
 import type { BBox, Table, TableCell } from '../canonical/model.js';
 import { legalFormOcrFixed, ocrLettersFixed } from '../entities/organisations.js';
+import { countryOfTaxLabel } from '../entities/tax-ids.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
 import { brandFromDomain, issuerSupport, nameCarriesBrand, nameFromDomain, recipientLines } from './parties.js';
@@ -171,6 +172,12 @@ const isBareLabel = (value: unknown) => typeof value === 'string' && KNOWN_LABEL
 
 const NAMES_A_NUMBER = /^[\s.]*(?:no|nr|number|num|nummer|numero|reg(?:istration)?\s*(?:no|nr|number)|id)\b/i;
 
+/** A national tax label ("P.IVA", "NIP") names the country an unprefixed number is read for first. */
+function withLabelCountry(ctx: ScalarContext, label: string): ScalarContext {
+  const country = countryOfTaxLabel(label);
+  return country ? { ...ctx, coerce: { ...ctx.coerce, country } } : ctx;
+}
+
 /** Candidates from labels printed in lines. `stops` are where other labels begin on each line. */
 export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: LabelMatch[], stops: Map<TextLine, number[]>): Candidate[] {
   const out: Candidate[] = [];
@@ -179,6 +186,7 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     // "Company No:", "Customer Nr.": the label names a number, not the name a free-text field holds.
     if (isText && NAMES_A_NUMBER.test(m.line.text.slice(m.end))) continue;
     const key = labelText(m.line.text.slice(m.start, m.end));
+    const lctx = spec.concept?.id === 'tax_id' ? withLabelCountry(ctx, m.line.text.slice(m.start, m.end)) : ctx;
     const push = (c: Candidate) => out.push({ ...c, confidence: r3(unlessVague(spec, key, c.confidence)) });
     // A single generic word inside running text ("greetings from …") is a weak label.
     const sentence = m.line.words.length > 8 && !/^\s*[:#]/.test(m.line.text.slice(m.end)) && !m.line.inTable;
@@ -201,11 +209,11 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
         const next = text.slice(cut + 3);
         const nextEnd = next.indexOf(' | ');
         const cell = nextEnd >= 0 ? next.slice(0, nextEnd) : next;
-        const inCell = fromLine(spec, ctx, m.line, offset, offset + cut, base * 0.9, 'inline');
-        const nextCell = fromLine(spec, ctx, m.line, offset + cut + 3, offset + cut + 3 + cell.length, base, 'inline');
+        const inCell = fromLine(spec, lctx, m.line, offset, offset + cut, base * 0.9, 'inline');
+        const nextCell = fromLine(spec, lctx, m.line, offset + cut + 3, offset + cut + 3 + cell.length, base, 'inline');
         same = [inCell, nextCell].filter((c): c is Candidate => !!c).sort((a, b) => b.confidence - a.confidence)[0] ?? null;
       } else {
-        same = fromLine(spec, ctx, m.line, offset, offset + text.length, base, 'inline');
+        same = fromLine(spec, lctx, m.line, offset, offset + text.length, base, 'inline');
       }
     }
     if (same) {
@@ -218,13 +226,13 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     const box = labelBox(m);
     const right = rightOf(ctx, m, box);
     if (right) {
-      const c = fromLine(spec, ctx, right, 0, right.text.length, (base - 0.05) * qualified, 'right');
+      const c = fromLine(spec, lctx, right, 0, right.text.length, (base - 0.05) * qualified, 'right');
       if (c && !isBareLabel(c.value)) push(c);
     }
     if (!ctx.plan) continue;
     const under = below(ctx, m, box);
     if (under) {
-      const c = fromLine(spec, ctx, under.line, under.start, under.end, (base - 0.1) * qualified, 'below');
+      const c = fromLine(spec, lctx, under.line, under.start, under.end, (base - 0.1) * qualified, 'below');
       if (c && !isBareLabel(c.value)) push(c);
     }
   }
@@ -245,7 +253,7 @@ export function keyValueCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
   for (const { page, kv, key } of ctx.labelKeyValues) {
     const sim = keySimilarity(spec, key);
     if (sim < 0.6) continue;
-    const c = coerce(spec, kv.value, ctx.coerce);
+    const c = coerce(spec, kv.value, spec.concept?.id === 'tax_id' ? withLabelCountry(ctx, kv.key).coerce : ctx.coerce);
     if (!c) continue;
     const line = ctx.lines.find((l) => l.page === page.page_number && l.bbox[1] <= kv.value_bbox[3] && l.bbox[3] >= kv.value_bbox[1] && l.text.includes(kv.value.slice(c.start, c.end)));
     const order = line?.order ?? 0;
