@@ -200,6 +200,12 @@ function readRows(rows: Row[], h: number, anchors: Anchor[], describing: FieldSp
       const prev = items[items.length - 1];
       const cell = describing ? item[describing.key] : undefined;
       if (!cell || !describing) break;
+      const heading = sectionItem(cell, columns);
+      if (heading) {
+        items.push(heading);
+        prevBottom = row.bbox[3];
+        continue;
+      }
       if (!prev) continue; // a section heading above the first item
       if (!continueDescription(prev, cell, describing, columns)) continue;
     } else items.push(splitCode(item, describing, columns));
@@ -216,6 +222,17 @@ const ITEM_NOTE = /^[\p{L}][\p{L}/.\- ]{0,24}:\s*\S/u;
 const SECTION_HEADING = /^\s*(?:-{2,}|={2,}|\*{2,}).*(?:-{2,}|={2,}|\*{2,})\s*$/;
 // A column for such details, when the template has one ("line_note", "comment").
 const NOTE_COLUMN = /(?:^|[\s_])(?:note|notes|comment|comments|remark|remarks|memo)$/i;
+
+// A column for section headings, when the template has one ("sectionheader", "section", "group").
+const SECTION_COLUMN = /^(?:section|group|category)(?:[\s_-]?(?:header|heading|title|name))?$/i;
+
+/** A section heading as an item of its own, holding only the template's section column (when it has one). */
+export function sectionItem(cell: Item[string], columns: FieldSpec[]): Item | null {
+  const text = String(cell.value).trim();
+  if (!SECTION_HEADING.test(text)) return null;
+  const section = columns.find((c) => c.type === 'string' && SECTION_COLUMN.test(c.key));
+  return section ? { [section.key]: { ...cell, value: text } } : null;
+}
 
 /**
  * Text alone on a row under an item: a further line of its description, a detail for the

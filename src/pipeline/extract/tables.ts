@@ -7,7 +7,7 @@ import { locate } from '../entities/text.js';
 import { NUMBER_SOURCE } from '../entities/numbers.js';
 import type { Table, TableCell } from '../canonical/model.js';
 import { type CoerceContext, coerce } from './coerce.js';
-import { continueDescription } from './line-items.js';
+import { continueDescription, sectionItem } from './line-items.js';
 import { type FieldSpec, findLabelIn, labelText, labelTextSimilarity, labelsMayBeIn, matchLabelIn } from './schema-fields.js';
 import { TOTAL_ROW } from './vocabulary.js';
 
@@ -162,6 +162,11 @@ function rowItems(page: DocPage, table: Table, mapping: Mapping, fromRow: number
     if (onlyText) {
       const prev = items[items.length - 1]!;
       const cell = item[describing.key]!;
+      const heading = sectionItem(cell, columns);
+      if (heading) {
+        items.push(heading);
+        continue;
+      }
       if (prev[describing.key]) {
         continueDescription(prev, cell, describing, columns);
         continue;
