@@ -26,10 +26,43 @@ describe('line items under a header row', () => {
   });
 
   it('goes on past a section subtotal, joins a description over two lines and takes a bracketed code apart (AzureInterior)', async () => {
-    const { got } = await linesOf('AzureInterior');
+    const got = (await linesOf('AzureInterior')).got.filter((l) => l.price_subtotal !== undefined);
     expect(got.map((l) => l.price_subtotal)).toEqual([42, 70, 0.9, 150]);
     expect(got[0]).toMatchObject({ code: '17589684', name: 'Beeswax XL\nAcme beeswax', qty: 1, price_unit: 42 });
     expect(got[3]).toMatchObject({ code: 'LUX_TRF', name: 'Luxury Truffles', qty: 15 });
+  });
+
+  it('keeps a detail under an item ("Serienummer: …") out of its name, in the note column (coolblue2)', async () => {
+    const { got } = await linesOf('coolblue2');
+    const msi = got.find((l) => l.price_subtotal === 1999);
+    expect(msi).toMatchObject({ name: 'MSI GS60 2QE-226NL Ghost Pro', line_note: 'Serienummer: GS60 2QE-226NLK141900003666' });
+  });
+
+  it('joins no section heading to the item above but lists it in the section column, and moves a barcode printed between asterisks to its column (AzureInterior)', async () => {
+    const { got } = await linesOf('AzureInterior');
+    expect(got.map((l) => l.sectionheader).filter(Boolean)).toEqual(['--- Non Food ---', '--- Food Products ---']);
+    const priced = got.filter((l) => l.price_subtotal !== undefined);
+    expect(priced[1]).toMatchObject({ name: 'Office Chair' });
+    expect(priced[2]).toMatchObject({ barcode: '987123' });
+    expect(String(priced[2]!.name)).toMatch(/^Olive Oil/);
+  });
+
+  it('reads the discount and tax columns ("Disc.%", "Taxes") and the unit printed after the quantity ("1.00 kg") (AzureInterior)', async () => {
+    const got = (await linesOf('AzureInterior')).got.filter((l) => l.price_subtotal !== undefined);
+    expect(got.map((l) => [l.discount, l.line_tax_percent, l.uom])).toEqual([
+      [0, 15, 'kg'],
+      [0, 15, 'Units'],
+      [10, 15, 'L'],
+      [0, undefined, 'g'],
+    ]);
+  });
+
+  it('moves the article number that leads every description to the code column (saeco)', async () => {
+    const { got } = await linesOf('saeco');
+    expect(got.map((l) => [l.code, l.name])).toEqual([
+      ['E103184', 'Onderhoudsset CA6707/10'],
+      ['E103560', 'SX Flyer SAECO Korting KVDNL'],
+    ]);
   });
 
   it('stops at the invoice total and does not read the tax summary below as items (saeco)', async () => {

@@ -46,6 +46,11 @@ describe('issuer and recipient blocks', () => {
     expect(vendor.confidence).toBeLessThan(0.7);
   });
 
+  it('reads a heading name without the e-mail address layout ran into it or the title after it (SammyMaystoneLinesTest)', async () => {
+    const vendor = await vendorOf('SammyMaystoneLinesTest.pdf');
+    expect(vendor).toBe('Sammy Maystone');
+  });
+
   it('reads the vendor from an "Account holder" label', () => {
     const doc = documentFromLines(['INVOICE 2024-17', 'Bill to:', 'Jane Customer Ltd', 'Payment by transfer', 'Account holder: Northwind Traders', 'IBAN: DE89 3704 0044 0532 0130 00']);
     expect(runExtraction(doc, template).extraction.data.vendor).toBe('Northwind Traders');

@@ -28,6 +28,12 @@ describe('receipt total', () => {
     expect(extract('090').data.total).toBe(5);
   });
 
+  it('is the amount that subtotal plus tax make, printed after them, when its own label is cut short (018: "SUB TOTAL 68.87", "GST/TAX 6% 4.13", "TO 73.00")', () => {
+    const out = extract('018');
+    expect(out.data.total).toBe(73);
+    expect(Number(receiptKey('018').total)).toBe(73);
+  });
+
   it('is the amount after rounding adjustment (186)', () => {
     expect(extract('186').data.total).toBe(45.35);
   });
@@ -51,6 +57,24 @@ describe('receipt address and company', () => {
     expect(address).not.toContain('SUNWAY');
   });
 
+  it('leaves a GST number printed after its label out of the address (132: "GST NO: 000342237184 (ID:5033)", 324)', () => {
+    for (const id of ['132', '324']) {
+      const address = String(extract(id).data.address);
+      expect(address).not.toMatch(/000342237184|001536708608/);
+      expect(squash(address)).toBe(squash(receiptKey(id).address));
+    }
+  });
+
+  it('ends the address before a phone number alone on its line (150: "03-60571377")', () => {
+    expect(squash(extract('150').data.address)).toBe(squash(receiptKey('150').address));
+  });
+
+  it('takes no address from the "Bill to" block: that is the customer\'s (270)', () => {
+    const address = String(extract('270').data.address);
+    expect(address).not.toContain('JINJANG');
+    expect(squash(address)).toBe(squash(receiptKey('270').address));
+  });
+
   it('never takes a registration number for the company (216)', () => {
     const company = extract('216').data.company;
     expect(company === undefined || /\p{L}{3}/u.test(String(company).replace(/\bno\b/gi, ''))).toBe(true);
@@ -65,6 +89,14 @@ describe('receipts read through OCR', () => {
   it('takes a company whose legal form OCR printed on a line of its own (066)', () => {
     const out = read(['PASARAYA BORONG PINTAR', 'SDN BHD', 'BR No.:(124525-H)', 'NO 19-G&19-1&19-2 JALAN TASIK UTAMA4.', 'QTY UOM UNITAmt Exc.Amt Inc. GST', 'Total 8.20']);
     expect(out.data.company).toBe('PASARAYA BORONG PINTAR SDN BHD');
+  });
+
+  it('reads a name with an article after "of", and a small l OCR read as a capital I (042: "Taste Of The WorId Sdn Bhd")', () => {
+    const lines = ['Geoventure', 'Taste Of The WorId Sdn Bhd', '965857- A', 'Lot 38. 39 101 Boulevard.', 'TOTAL RM 64.15'];
+    const ocr = runExtraction(documentFromLines(lines.map((text) => ({ text, confidence: 0.9 }))), { id: null, version: null, json_schema: RECEIPT_SCHEMA }).extraction;
+    expect(ocr.data.company).toBe('Taste Of The World Sdn Bhd');
+    // A text layer says what it says; CamelCase names keep their capitals.
+    expect(read(['LinkedIn Ireland Unlimited Company', 'Taste Of The WorId Sdn Bhd', 'Total 5.00']).data.company).toBe('Taste Of The WorId Sdn Bhd');
   });
 
   it('puts right a legal form OCR read with a digit (000: "SDN 8HD")', () => {
@@ -85,6 +117,12 @@ describe('receipts read through OCR', () => {
 
   it('keeps the labelled total when a misread change of 0 would make the cash the total (000)', () => {
     expect(read(['Total : 9.00', 'Round d Totai (RM): 9.00', 'Cash 10.00', 'CHANGE 00']).data.total).toBe(9);
+  });
+
+  it('takes the sum of subtotal and tax over the subtotal when OCR mangled the total\'s label (018: "TOT*1 RM 73. 00")', () => {
+    const lines = ['Sub Total RM 68. 87', "Service'Charge : RM 0. 00", 'GST/TAX 6% RM 4.13', 'TOT*1 RM 73. 00', 'CA.. RM 73. 00', 'CHANGE : RM 0. 00', 'GST Summary Amount (RM) Tax (RM)', 'SR @ 6% 68. 87 4. 13'];
+    const out = runExtraction(documentFromLines(lines.map((text) => ({ text, confidence: 0.9 }))), { id: null, version: null, json_schema: RECEIPT_SCHEMA }).extraction;
+    expect(out.data.total).toBe(73);
   });
 
   it('keeps the total after rounding when a misread cash amount is off by a rounding step (090)', () => {

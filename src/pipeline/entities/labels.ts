@@ -8,6 +8,7 @@ export const REFERENCE_LABELS: Record<'invoice_number' | 'order_number' | 'refer
     'tax invoice', 'receipt no', 'receipt number', 'receipt #', 'rechnungsnummer', 'rechnungsnr', 'rechnung nr', 'rechnung', 'belegnummer', 'beleg nr',
     'numero de facture', 'n de facture', 'facture n', 'facture no', 'facture', 'numero de factura', 'factura no', 'factura n', 'factura',
     'factuurnummer', 'factuurnr', 'factuur nr', 'numero fattura', 'fattura n', 'fattura',
+    'faktura vat nr', 'faktura nr', 'numer faktury', 'faktura', 'fakturanummer', 'fakturanr', 'cislo faktury', 'laskun numero',
   ],
   order_number: [
     'order number', 'order no', 'order nr', 'order id', 'order #', 'purchase order', 'po number', 'po no', 'p o no', 'po #', 'your order',

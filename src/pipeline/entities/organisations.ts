@@ -61,7 +61,9 @@ export function findOrganisations(text: string): OrganisationHit[] {
       const w = words[i]![0];
       const bare = w.replace(/[,:;]$/, '');
       if (bare !== w && taken > 0) break;
-      if (!NAME_WORD.test(bare) || STOP.test(bare.replace(/\.$/, '')) || ARTICLE.test(bare)) break;
+      // "Taste Of The World", "Bank of the West": an article after "of" is inside the name.
+      const inName = ARTICLE.test(bare) && /^of$/i.test(words[i - 1]?.[0] ?? '');
+      if (!NAME_WORD.test(bare) || STOP.test(bare.replace(/\.$/, '')) || (ARTICLE.test(bare) && !inName)) break;
       start = words[i]!.index!;
       taken++;
     }
@@ -91,10 +93,19 @@ export function withoutLegalForm(name: string): string {
 
 // Letters OCR reads as digits inside legal forms ("SDN 8HD", "C0. (M)"): a legal form never holds them.
 const OCR_LEGAL_FORM: [RegExp, string][] = [
+
   [/\b([Ss][Dd][Nn]\.?\s?)8(H[D0O])\b/g, '$1B$2'],
   [/\b(SDN\.?\s?BH)[0O]\b/g, '$1D'],
   [/\bC0\.(?=\s|$)/g, 'CO.'],
 ];
+
+/**
+ * A capital I between small letters in a name read by OCR is a small l ("WorId"); CamelCase names
+ * ("McIntosh", "LinkedIn", "PayIt") keep theirs.
+ */
+export function ocrLettersFixed(name: string): string {
+  return name.replace(/(?<!\bMa?c)(?<=\p{Ll}{2})I(?=\p{Ll})(?![nts]\b)/gu, 'l');
+}
 
 /** A company name with the OCR misreadings of its legal form put right ("SDN 8HD" → "SDN BHD"). */
 export function legalFormOcrFixed(name: string): string {

@@ -8,7 +8,7 @@ import { AnchorScan } from './anchors.js';
 import { type MoneyHit, findMoney } from './money.js';
 import { escapeRegExp, matchesOf } from './normalize.js';
 import { findOrganisations } from './organisations.js';
-import { type TaxIdPrefixMode, compactTaxId, readTaxId, taxIdValue } from './tax-ids.js';
+import { countryOfTaxLabel, type TaxIdPrefixMode, compactTaxId, readTaxId, taxIdValue } from './tax-ids.js';
 import { type DocInput, type TextLine, locateWithConfidence, textLines } from './text.js';
 import type { BBox } from '../canonical/model.js';
 
@@ -205,7 +205,7 @@ function findTaxIds(line: TextLine, hints: DocumentHints, mode: TaxIdPrefixMode)
       const hasPrefix = /^(?:CHE|[A-Z]{2})\d/.test(compact) || /^(?:CHE|[A-Z]{2})[A-Z0-9]\d{7}/.test(compact);
       labelled ??= TAX_LABELS.test(line.text.slice(Math.max(0, start - 40), start));
       if (!hasPrefix && !labelled && !/^\d{2}[A-Z]{5}\d{4}/.test(compact)) continue;
-      const match = readTaxId(raw, hints.country);
+      const match = readTaxId(raw, (labelled && countryOfTaxLabel(line.text.slice(Math.max(0, start - 24), start))) || hints.country);
       if (!match) continue;
       if (!hasPrefix && match.kind === 'vat' && match.country === null && !labelled) continue;
       if (match.kind === 'vat' && !match.checked && !labelled && !match.printedPrefix) continue;

@@ -58,6 +58,34 @@ export interface TaxIdMatch {
 
 export const compactTaxId = (s: string) => s.replace(/[\s.\-/]/g, '').toUpperCase();
 
+// National VAT labels name their country: a number printed without a prefix after one is tried
+// as that country's first (an Italian P.IVA can pass the French check digits by chance).
+const LABEL_COUNTRIES: [RegExp, string][] = [
+  [/p\.?\s?iva|partita\s?iva/i, 'IT'],
+  [/\bnip\b/i, 'PL'],
+  [/ust[-\s.]?id|umsatzsteuer|steuer[-\s]?nr|steuernummer/i, 'DE'],
+  [/n°\s?tva|tva\s?intra/i, 'FR'],
+  [/\bbtw\b/i, 'NL'],
+  [/\b(?:cif|nif)\b/i, 'ES'],
+  [/\bnipc\b/i, 'PT'],
+  [/\bi[cč][-\s]?dph\b/i, 'SK'],
+  [/\bdi[cč]\b/i, 'CZ'],
+  [/\bpvm\b/i, 'LT'],
+  [/\bkmkr\b/i, 'EE'],
+  [/\bpvn\b/i, 'LV'],
+  [/\bddv\b/i, 'SI'],
+  [/\boib\b/i, 'HR'],
+  [/\bcvr\b|\bmoms/i, 'DK'],
+  [/\balv\b/i, 'FI'],
+  [/\bafm\b|αφμ/iu, 'GR'],
+  [/ad[oó]sz[aá]m/i, 'HU'],
+];
+
+/** The country a tax label printed before a number names, if it is a national one. */
+export function countryOfTaxLabel(label: string): string | null {
+  return LABEL_COUNTRIES.find(([re]) => re.test(label))?.[1] ?? null;
+}
+
 /** Reads one candidate token sequence as a tax id, with an optional country to try when it has no prefix. */
 export function readTaxId(raw: string, countryHint: string | null = null): TaxIdMatch | null {
   const compact = compactTaxId(raw);

@@ -19,6 +19,10 @@ const STOP =
 // A line that holds only a registration number ("(JM0292487-D)", "JM0725755-U", "(CO. NO. 113825-W)").
 const REGISTRATION = /^\(?\s*(?:(?:co|company|business|br|roc)\.?\s*(?:reg\.?\s*)?(?:no|#)\.?\s*[:.]?\s*)?\(?[A-Z]{0,4}\d{4,}[-\s]?[A-Z]?\)?\s*\)?$/i;
 
+// A line holding a phone number alone ("03-60571377", "016-5498845."): contact details, not address.
+const PHONE_ALONE = /^\(?\+?\d[\d\s()]*[-\s][\d\s()-]*\d\.?$/;
+const isPhoneAlone = (text: string) => PHONE_ALONE.test(text) && (text.match(/\d/g)?.length ?? 0) >= 8;
+
 // A prefix before the address on its first line: "COMPANY NO:" or a parenthesised name or number.
 const PREFIX = /^(?:[\p{L}\s.]{2,30}:\s*|\((?:[^()]|\([^()]*\))*\)\s*|\d{6,}\s*(?:\([^()]*\)\s*)?)(?=\S|$)/u;
 
@@ -55,12 +59,14 @@ export function addressBlockCandidates(spec: FieldSpec, ctx: ScalarContext, vend
     if (!parts.length) {
       if (REGISTRATION.test(text) || /^\(.*\)$/.test(text)) continue;
       const rest = text.replace(PREFIX, '');
-      if (STOP.test(rest) && !ADDRESS_WORD.test(rest)) continue;
+      // "GST NO: 000342237184 (ID:5033)": the label says what the number is, even where the prefix is cut.
+      if ((STOP.test(rest) || STOP.test(text)) && !ADDRESS_WORD.test(rest)) continue;
+      if (REGISTRATION.test(rest.replace(/\s*\([^()]*\)\s*$/, '')) || isPhoneAlone(rest)) continue;
       // A branch or shop name before the street: skipped, as long as the street comes soon.
       if (!START.test(rest) && !(/\d/.test(rest) && ADDRESS_WORD.test(rest))) continue;
       parts.push(line);
     } else {
-      if (STOP.test(text) || REGISTRATION.test(text)) break;
+      if (STOP.test(text) || REGISTRATION.test(text) || isPhoneAlone(text)) break;
       // After the postal code, one short line of place names may follow (the state or country).
       if (closed && (!placeLine || /\d/.test(text) || text.split(/\s+/).length > 3 || parts.length > 6)) break;
       const prev = parts[parts.length - 1]!;

@@ -27,6 +27,7 @@ export interface CoerceContext {
 
 const NUMBER_RE = new RegExp(NUMBER_SOURCE, 'g');
 const ID_TOKEN = /[A-Za-z0-9][A-Za-z0-9/_.\-#]*[A-Za-z0-9]|[A-Za-z0-9]/g;
+const SPACED_PREFIX = /^\s*[A-Z]{1,3} (?=[A-Z0-9]*\d)[A-Z0-9]+(?:[/-][A-Z0-9]+)+(?![\w/-])/;
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}/;
 const URL_RE = /(?:https?:\/\/|www\.)[^\s|]+|(?:[a-z0-9-]+\.)+[a-z]{2,6}(?:\/[^\s|]*)?/i;
 const IBAN = /[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?/;
@@ -191,6 +192,10 @@ export function coerce(spec: FieldSpec, text: string, ctx: CoerceContext): Coerc
     return m ? { value: m.text, start: m.start, end: m.end, fit: 0.9 } : null;
   }
   if (spec.concept?.kind === 'id' || /(?:^|\s)(?:number|no|nr|id|code|ref|num)$/.test(spec.key.replace(/[_-]/g, ' ').toLowerCase())) {
+    // A short capital prefix set apart from a structured number ("F 1234K20/1234/12", "FV 12/2020")
+    // belongs to it; where the number starts is then a guess, so the reading stays below the floor.
+    const prefixed = SPACED_PREFIX.exec(text);
+    if (prefixed && prefixed.index <= NEAR) return { value: prefixed[0].trim(), start: prefixed.index + leading(prefixed[0]), end: prefixed.index + prefixed[0].length, fit: 0.7 };
     ID_TOKEN.lastIndex = 0;
     for (let m = ID_TOKEN.exec(text), n = 0; m && n < 4; m = ID_TOKEN.exec(text), n++) {
       if (m.index > NEAR) break;

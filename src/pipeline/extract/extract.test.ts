@@ -3,7 +3,7 @@ import type { BBox, Table } from '../canonical/model.js';
 import { documentFromLines } from '../entities/text-doc.js';
 import type { DocInput, DocPage } from '../entities/text.js';
 import { findKeyValues } from '../layout/key-values.js';
-import { runExtraction } from './index.js';
+import { runEntities, runExtraction } from './index.js';
 
 const template = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ id: 'tpl_1', version: 3, json_schema: { type: 'object', properties }, ...extra });
 
@@ -125,6 +125,40 @@ describe('runExtraction: scalar fields', () => {
     expect(vat(['Dodavatel: Acme s.r.o.', 'DIČ: 25123891', 'Celkem 1 210,00 Kč']).confidence).toBeGreaterThanOrEqual(0.7);
     expect(vat(['Dodávateľ: Acme s.r.o.', 'IČ DPH: 2021853504'])).toMatchObject({ value: 'SK2021853504' });
     expect(vat(['Sælger: Acme ApS', 'CVR-nr.: 13585628'])).toMatchObject({ value: 'DK13585628' });
+  });
+
+  it('reads invoices in Polish, Czech and the Nordic languages by their own labels, a number with a spaced prefix whole', () => {
+    const fields = template({ invoice_number: { type: 'string' }, date: { type: 'string', format: 'date' }, due_date: { type: 'string', format: 'date' }, total: { type: 'number' } });
+    const pl = runExtraction(documentFromLines(['Faktura VAT nr FV 12/2024', 'Data wystawienia: 2024-03-05', 'Termin płatności: 2024-03-19', 'Do zapłaty: 1 230,00 PLN']), fields).extraction;
+    expect(pl.data).toEqual({ invoice_number: 'FV 12/2024', date: '2024-03-05', due_date: '2024-03-19', total: 1230 });
+    // Where the number starts is a guess with a prefix set apart: held for review.
+    expect(pl.fields.invoice_number!.confidence).toBeLessThan(0.7);
+    const no = runExtraction(documentFromLines(['Fakturanummer: 20240117', 'Fakturadato: 17.01.2024', 'Forfallsdato: 31.01.2024', 'Å betale: 1 250,00 NOK']), fields).extraction;
+    expect(no.data).toEqual({ invoice_number: '20240117', date: '2024-01-17', due_date: '2024-01-31', total: 1250 });
+    expect(no.fields.invoice_number!.confidence).toBeGreaterThanOrEqual(0.7);
+  });
+
+  it('holds a VAT id or IBAN below the floor when the document prints another one outside the customer\'s block', () => {
+    const vat = (lines: string[]) => runExtraction(documentFromLines(lines), template({ vat: { type: 'string' } })).extraction.fields.vat!;
+    const issuer = ['ACME Supplies Ltd.', 'VAT Reg No: GB 123 4567 89'];
+    // The customer's VAT id in a block nothing labels as the customer's: which one is the issuer's is a guess.
+    const unlabelled = vat([...issuer, 'Globex Corporation', 'VAT: NL810433941B01', 'Total Due: £120.00']);
+    expect(['GB123456789', 'NL810433941B01']).toContain(unlabelled.value);
+    expect(unlabelled.confidence).toBeLessThan(0.7);
+    // Under "Bill to" it is the customer's: the issuer's VAT id stands alone.
+    const labelled = vat([...issuer, 'Bill to:', 'Globex Corporation', 'VAT: NL810433941B01', 'Total Due: £120.00']);
+    expect(labelled).toMatchObject({ value: 'GB123456789' });
+    expect(labelled.confidence).toBeGreaterThanOrEqual(0.7);
+    const iban = runExtraction(documentFromLines(['ACME GmbH', 'IBAN: DE89 3704 0044 0532 0130 00', 'IBAN: NL91 ABNA 0417 1643 00']), template({ iban: { type: 'string' } })).extraction.fields.iban!;
+    expect(iban.confidence).toBeLessThan(0.7);
+  });
+
+  it('reads an unprefixed number under a national tax label for that label\'s country first (P.IVA, CIF)', () => {
+    const vat = (lines: string[]) => runExtraction(documentFromLines(lines), template({ vat: { type: 'string' } })).extraction.fields.vat!;
+    // 07643520567 passes the French check digits too: the Italian label decides.
+    expect(vat(['Acme S.r.l.', 'P.IVA 07643520567', 'Totale 122,00 €'])).toMatchObject({ value: 'IT07643520567' });
+    expect(runEntities(documentFromLines(['Acme S.r.l.', 'P.IVA 07643520567'])).find((e) => e.type === 'tax_id')?.value).toBe('IT07643520567');
+    expect(vat(['Acme S.L.', 'CIF: B58378431', 'Total 121,00 €'])).toMatchObject({ value: 'ESB58378431' });
   });
 
   it('reads no other field caption as a value: "GST No." under an empty "Address" row', () => {

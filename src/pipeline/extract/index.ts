@@ -13,8 +13,11 @@ import { isEmpty } from './paths.js';
 import { type PostProcessing, postProcess } from './postprocess.js';
 import type { Rule } from './rule-kinds.js';
 import { type ValidationEntry, ruleId, runRules } from './rules.js';
-import { type Candidate, type ScalarContext, addressCandidates, brandCandidate, preferBrand, fallbackCandidates, keyValueCandidates, labelCandidates, labelCells, labelKeyValues, labelStops, tableCandidates } from './scalars.js';
-import { layoutItems } from './line-items.js';
+import { type Candidate, type ScalarContext, addressCandidates, brandCandidate, preferBrand, fallbackCandidates, keyValueCandidates, labelCandidates, labelCells, labelKeyValues, labelStops, otherMeaningCandidates, tableCandidates } from './scalars.js';
+import { layoutItems, splitArticleCodes } from './line-items.js';
+import { withoutRecipientEvidence } from './parties.js';
+import { documentIdStandIn } from './document-id.js';
+import { holdAmongSimilar } from './competing-ids.js';
 import { crossCheckAmounts } from './arithmetic.js';
 import { addressBlockCandidates } from './address-block.js';
 import { weighTotalCandidates } from './receipt-total.js';
@@ -139,6 +142,10 @@ function longTextDoubt(c: Candidate): Candidate {
   return { ...c, confidence: Math.round(c.confidence * 0.8 * 1000) / 1000 };
 }
 
+/** Concepts that are the issuer's unless the field's name says otherwise. */
+const ISSUER_SIDE = new Set(['address', 'tax_id', 'iban']);
+const NAMES_RECIPIENT = /\b(?:customer|buyer|client|recipient|partner|bill(?:ing)?|ship(?:ping)?|delivery|sold to|kunde|acheteur|cliente|klant)\b/i;
+
 function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], entities: LocatedEntity[], coerce: CoerceContext, policy: Required<Pick<ExtractionPolicy, 'table_aware_extraction_enabled' | 'extraction_evidence_planning_enabled'>>, carry: Map<string, { mapping: TableMapping | null }>): ChunkResult {
   const plan = policy.extraction_evidence_planning_enabled;
   const tables = policy.table_aware_extraction_enabled;
@@ -176,11 +183,14 @@ function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], 
       return;
     }
     let candidates = [...fromLabels, ...fallbackCandidates(field, ctx), ...addressBlockCandidates(field, ctx, vendorLine), ...addressCandidates(field, ctx, vendorLine)];
+    if (!candidates.length) candidates = [...otherMeaningCandidates(field, ctx), ...documentIdStandIn(field, ctx)];
     if (field.concept?.id === 'total') candidates = weighTotalCandidates(candidates, ctx);
     if (field.concept?.id === 'vendor' || field.concept?.id === 'customer') candidates = candidates.filter((c) => typeof c.value !== 'string' || isNameLike(c.value));
     if (field.concept?.id === 'vendor') candidates = preferBrand(candidates, brandCandidate(ctx));
+    // An address, VAT id or IBAN is the issuer's unless the field names the customer: one read in the "Bill to" block is the customer's.
+    if (ISSUER_SIDE.has(field.concept?.id ?? '') && !NAMES_RECIPIENT.test(field.path.replace(/[_.\-]+/g, ' '))) candidates = withoutRecipientEvidence(candidates, ctx.lines);
     const best = pick(candidates, LAST_WINS.has(field.concept?.id ?? ''), field.concept?.id === 'total');
-    if (best) result.scalars.set(field.path, longTextDoubt(best));
+    if (best) result.scalars.set(field.path, longTextDoubt(holdAmongSimilar(field, best, ctx.lines, entities)));
   });
   for (const field of fields.filter((f) => f.kind === 'array_of_objects')) {
     const state = carry.get(field.path) ?? { mapping: null };
@@ -191,7 +201,7 @@ function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], 
     const fromLayout = layoutItems(field, lines, coerce);
     const cells = (list: Item[]) => list.reduce((n, item) => n + Object.keys(item).length, 0);
     const items = cells(fromLayout) > cells(fromTables) ? fromLayout : fromTables.length ? fromTables : lineItems(field, lines, coerce);
-    result.arrays.set(field.path, items);
+    result.arrays.set(field.path, splitArticleCodes(items, field.columns ?? []));
   }
   return result;
 }

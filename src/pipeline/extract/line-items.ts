@@ -26,6 +26,9 @@ interface Anchor {
 const FINAL_TOTAL = /(?:^|\s)(?:grand\s)?(?:total|totaal|totale|gesamt(?:betrag|summe)?|summe|montant total|total ttc|importe total|te betalen|amount due|balance due|endbetrag|rechnungsbetrag|razem)\b/i;
 const SKIPPED = /^(?:sub\s?-?total|subtotaal|zwischensumme|sous[\s-]total|total ht|total net|net total|netto|exclusief|excl|tax|vat|gst|btw|mwst|ust|tva|iva|discount|korting|rabatt|remise|shipping|versand|frais|credits?|rounding)\b/i;
 
+// A unit of measure printed after a quantity: a short word without digits ("kg", "Units", "Stk.", "h").
+const UNIT_WORD = /^\p{L}[\p{L}.²³]{0,9}$/u;
+
 const centre = (b: BBox) => (b[1] + b[3]) / 2;
 const heightOf = (b: BBox) => Math.max(1, b[3] - b[1]);
 const r3 = (v: number) => Math.round(Math.max(0, Math.min(1, v)) * 1000) / 1000;
@@ -135,6 +138,8 @@ function readRows(rows: Row[], h: number, anchors: Anchor[], describing: FieldSp
   const firstNumericX = Math.min(...anchors.filter((a) => isNumeric(a.field)).map((a) => a.x0));
   // Without a description header, the text left of the first amount column describes the item.
   const all = describing && !anchors.some((a) => a.field === describing) ? [...anchors, { field: describing, x0: header.bbox[0], x1: Math.max(header.bbox[0] + 1, firstNumericX - 10) }] : anchors;
+  const unit = columns.find((c) => c.concept?.id === 'unit' && c.type === 'string');
+  const freeUnit = unit && !anchors.some((a) => a.field === unit) ? unit : undefined;
   let prevBottom = header.bbox[3];
   let last = h;
   for (let r = h + 1; r < rows.length; r++) {
@@ -148,9 +153,18 @@ function readRows(rows: Row[], h: number, anchors: Anchor[], describing: FieldSp
       continue;
     }
     const parts = new Map<Anchor, { word: PlacedWord; line: TextLine }[]>();
+    let unitWord: { word: PlacedWord; line: TextLine } | null = null;
+    let previous: Anchor | null = null;
     for (const w of row.words) {
       const a = anchorFor(w.word, all);
+      const after = previous;
+      previous = a;
       if (!a) continue;
+      // "1.00 kg": the unit printed right after the quantity, for a unit column no header names.
+      if (freeUnit && after?.field.concept?.id === 'quantity' && parts.get(after)?.length && !unitWord && UNIT_WORD.test(w.word.text) && (a === after || isNumeric(a.field))) {
+        unitWord = w;
+        continue;
+      }
       // Digits under a text column are the item's (a model number); letters under an amount column are not an amount.
       if (isNumeric(a.field) && !NUMBERISH.test(w.word.text) && !/^[€$£¥₹%]|^[A-Z]{3}$/.test(w.word.text)) {
         const text = all.find((x) => x.field === describing);
@@ -172,6 +186,7 @@ function readRows(rows: Row[], h: number, anchors: Anchor[], describing: FieldSp
       if (isNumeric(a.field)) amounts++;
       if (a.field.concept?.kind === 'money') money++;
     }
+    if (unitWord && freeUnit && Object.keys(item).length) item[freeUnit.key] = { value: unitWord.word.text, confidence: r3(0.8 * unitWord.word.confidence), evidence: [locate(unitWord.line, unitWord.word.start, unitWord.word.end)] };
     if (!Object.keys(item).length) continue;
     // A bundle's parts under an item ("Apple Magic Mouse   1") have a quantity but no price: not items of their own.
     if (amounts && !money && anchors.some((a) => a.field.concept?.kind === 'money')) {
@@ -185,14 +200,55 @@ function readRows(rows: Row[], h: number, anchors: Anchor[], describing: FieldSp
       const prev = items[items.length - 1];
       const cell = describing ? item[describing.key] : undefined;
       if (!cell || !describing) break;
+      const heading = sectionItem(cell, columns);
+      if (heading) {
+        items.push(heading);
+        prevBottom = row.bbox[3];
+        continue;
+      }
       if (!prev) continue; // a section heading above the first item
-      const before = prev[describing.key];
-      prev[describing.key] = before ? { value: `${String(before.value)}\n${String(cell.value)}`, confidence: Math.min(before.confidence, cell.confidence), evidence: [...before.evidence, ...cell.evidence] } : cell;
+      if (!continueDescription(prev, cell, describing, columns)) continue;
     } else items.push(splitCode(item, describing, columns));
     prevBottom = row.bbox[3];
     last = r;
   }
   return { items, last, length: items.length };
+}
+
+// A detail under an item that names what it is ("Serienummer: SDMPP373MPP15", "Note: …"): the
+// template's note column holds it where it has one; otherwise it stays part of the description.
+const ITEM_NOTE = /^[\p{L}][\p{L}/.\- ]{0,24}:\s*\S/u;
+// A heading between groups of items ("--- Food Products ---", "== Services =="): no part of the item above.
+const SECTION_HEADING = /^\s*(?:-{2,}|={2,}|\*{2,}).*(?:-{2,}|={2,}|\*{2,})\s*$/;
+// A column for such details, when the template has one ("line_note", "comment").
+const NOTE_COLUMN = /(?:^|[\s_])(?:note|notes|comment|comments|remark|remarks|memo)$/i;
+
+// A column for section headings, when the template has one ("sectionheader", "section", "group").
+const SECTION_COLUMN = /^(?:section|group|category)(?:[\s_-]?(?:header|heading|title|name))?$/i;
+
+/** A section heading as an item of its own, holding only the template's section column (when it has one). */
+export function sectionItem(cell: Item[string], columns: FieldSpec[]): Item | null {
+  const text = String(cell.value).trim();
+  if (!SECTION_HEADING.test(text)) return null;
+  const section = columns.find((c) => c.type === 'string' && SECTION_COLUMN.test(c.key));
+  return section ? { [section.key]: { ...cell, value: text } } : null;
+}
+
+/**
+ * Text alone on a row under an item: a further line of its description, a detail for the
+ * template's note column, or a section heading. Returns whether it joined the description.
+ */
+export function continueDescription(prev: Item, cell: Item[string], describing: FieldSpec, columns: FieldSpec[]): boolean {
+  const text = String(cell.value).trim();
+  if (SECTION_HEADING.test(text)) return false;
+  const note = ITEM_NOTE.test(text) ? columns.find((c) => c.type === 'string' && NOTE_COLUMN.test(c.key.replace(/[A-Z]/g, (m) => ` ${m.toLowerCase()}`))) : undefined;
+  if (note && !prev[note.key]) {
+    prev[note.key] = { ...cell, value: text };
+    return false;
+  }
+  const before = prev[describing.key];
+  prev[describing.key] = before ? { value: `${String(before.value)}\n${String(cell.value)}`, confidence: Math.min(before.confidence, cell.confidence), evidence: [...before.evidence, ...cell.evidence] } : cell;
+  return true;
 }
 
 /** "[FURN_7777] Office Chair": a bracketed article code before the description goes to the code column, when the template has one. */
@@ -203,4 +259,39 @@ function splitCode(item: Item, describing: FieldSpec | undefined, columns: Field
   const m = /^\[([^\]\s]{2,})\]\s+/.exec(cell.value);
   if (!m) return item;
   return { ...item, [code.key]: { ...cell, value: m[1] }, [describing.key]: { ...cell, value: cell.value.slice(m[0].length) } };
+}
+
+// A barcode's human-readable text as Code 39 prints it, between asterisks ("*987123* Olive Oil").
+const CODE39 = /^\*([0-9A-Z\-.$/+%]{4,})\*\s+/;
+// An article number leading the description ("E103184 Onderhoudsset CA6707/10"): capitals and at least three digits.
+const LEADING_CODE = /^([A-Z]{0,4}\d{3,}[A-Z0-9\-]*)\s+(?=\S)/;
+const BARCODE_COLUMN = /(?:barcode|ean|gtin|upc)/i;
+
+/**
+ * Codes printed in front of the descriptions, moved to the template's code columns: a barcode
+ * between asterisks to its barcode column, and an article number that leads every description of
+ * the list (one item's leading number may be its model: all of them must have one) to its code column.
+ */
+export function splitArticleCodes(items: Item[], columns: FieldSpec[]): Item[] {
+  const describing = columns.find((c) => c.concept?.id === 'description' && c.type === 'string');
+  if (!describing) return items;
+  const barcode = columns.find((c) => c.type === 'string' && BARCODE_COLUMN.test(c.key));
+  const code = columns.find((c) => c.concept?.id === 'item_code' && c.type === 'string' && !BARCODE_COLUMN.test(c.key));
+  let out = items;
+  if (barcode) {
+    out = out.map((item) => {
+      const cell = item[describing.key];
+      const m = cell && typeof cell.value === 'string' && !item[barcode.key] ? CODE39.exec(cell.value) : null;
+      return m && cell ? { ...item, [barcode.key]: { ...cell, value: m[1] }, [describing.key]: { ...cell, value: String(cell.value).slice(m[0].length) } } : item;
+    });
+  }
+  const named = out.filter((item) => typeof item[describing.key]?.value === 'string');
+  if (code && named.length >= 2 && !out.some((item) => item[code.key]) && named.every((item) => LEADING_CODE.test(String(item[describing.key]!.value)))) {
+    out = out.map((item) => {
+      const cell = item[describing.key];
+      const m = cell ? LEADING_CODE.exec(String(cell.value)) : null;
+      return m && cell ? { ...item, [code.key]: { ...cell, value: m[1] }, [describing.key]: { ...cell, value: String(cell.value).slice(m[0].length) } } : item;
+    });
+  }
+  return out;
 }

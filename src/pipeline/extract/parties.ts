@@ -23,6 +23,15 @@ export function recipientLines(lines: TextLine[]): Set<TextLine> {
   return out;
 }
 
+/** The candidates whose evidence lies outside the recipient's blocks (an address under "Bill to" is the customer's). */
+export function withoutRecipientEvidence<C extends { evidence: { page: number; bbox: readonly number[] }[] }>(candidates: C[], lines: TextLine[]): C[] {
+  const recipient = [...recipientLines(lines)];
+  if (!recipient.length) return candidates;
+  const inside = (e: C['evidence'][number]) =>
+    recipient.some((l) => l.page === e.page && Math.min(l.bbox[3], e.bbox[3]) - Math.max(l.bbox[1], e.bbox[1]) > 0 && Math.min(l.bbox[2], e.bbox[2]) - Math.max(l.bbox[0], e.bbox[0]) > 0);
+  return candidates.filter((c) => !c.evidence.some(inside));
+}
+
 const squash = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '');
 
 /** Second-level names of the domains printed on the document ("azure-interior" from www.azure-interior.com or x@azure-interior.com). */

@@ -19,6 +19,10 @@ const TENDER_SCHEMA = {
   },
 };
 
+// The parts of a total: the subtotal and the tax printed after it, read with the template machinery.
+const PARTS_SCHEMA = { type: 'object', properties: { subtotal: { type: 'number' }, tax_amount: { type: 'number' } } };
+const SUBTOTAL_WORD = /\b(?:sub[\s-]?total|zwischensumme|sous[\s-]total|subtotaal|netto|nett?\s+amount|total\s+(?:excl|ht|net))/i;
+
 // Headings of the tax breakdown that receipts print after the total.
 const SUMMARY_HEADING = /^\W*(?:gst|tax|vat|sst|mwst|tva)\s*(?:summary|analysis|breakdown|details?)\b/i;
 
@@ -54,6 +58,29 @@ function paid(ctx: ScalarContext): Paid | null {
   return { amount: t, order: tendered.order, withChange: false, exact: false };
 }
 
+/**
+ * Subtotal + tax, both read from their labels before any summary: an amount printed after them
+ * that equals their sum is the total, confirmed by arithmetic ("SUB TOTAL 68.87", "GST 6% 4.13",
+ * "TOT*1 73.00" where OCR mangled the total's own label).
+ */
+function sumOfParts(ctx: ScalarContext, cut: number): { amount: number; order: number } | null {
+  if (!ctx.lines.some((l) => SUBTOTAL_WORD.test(l.text))) return null;
+  const fields = schemaFields(PARTS_SCHEMA);
+  const index = buildLabelIndex(fields);
+  const matches = findLabels(index, ctx.lines, true);
+  const stops = labelStops(matches);
+  const best = (i: number, after: number): Candidate | null => {
+    const found = labelCandidates(fields[i]!, { ...ctx, labelKeyValues: [], labelCells: [] }, matches.filter((m) => m.field === i), stops)
+      .filter((c) => typeof c.value === 'number' && c.value > 0 && c.order > after && c.order < cut);
+    return found.sort((a, b) => b.confidence - a.confidence || a.order - b.order)[0] ?? null;
+  };
+  const subtotal = best(0, -1);
+  if (!subtotal) return null;
+  const tax = best(1, subtotal.order);
+  if (!tax) return null;
+  return { amount: Math.round(((subtotal.value as number) + (tax.value as number)) * 100) / 100, order: tax.order };
+}
+
 /** The line order where summary figures begin (a tax summary heading), or Infinity. */
 function summaryStart(lines: TextLine[]): number {
   return lines.find((l) => SUMMARY_HEADING.test(l.text))?.order ?? Number.POSITIVE_INFINITY;
@@ -86,6 +113,16 @@ export function weighTotalCandidates(candidates: Candidate[], ctx: ScalarContext
     else if (payment?.withChange) confidence *= 0.85;
     return { ...c, confidence: r3(confidence) };
   });
+  // Nothing paid or rounded confirms a reading: the sum of subtotal and tax printed after them may.
+  const parts = afterRounding || (payment?.withChange && out.some((c) => same(c.value, payment!.amount))) ? null : sumOfParts(ctx, cut);
+  if (parts) {
+    const printed = ctx.entities.find((e) => e.type === 'money' && e.line.order > parts.order && e.line.order < cut && same((e.value as { amount: number }).amount, parts.amount));
+    if (printed) {
+      const confirmed = (c: Candidate) => same(c.value, parts.amount) && c.order > parts.order;
+      for (const [i, c] of out.entries()) out[i] = { ...c, confidence: r3(confirmed(c) ? Math.max(c.confidence, 0.75) + 0.05 : c.confidence * 0.85) };
+      if (!out.some(confirmed)) out.push({ value: parts.amount, confidence: 0.75, evidence: [{ page: printed.page, bbox: printed.bbox, text: printed.text }], source: 'entity', order: printed.line.order });
+    }
+  }
   if (payment?.withChange && !out.some((c) => same(c.value, payment.amount))) {
     // Printed before the payment lines, not only as the amount tendered.
     const printed = ctx.entities.find((e) => e.type === 'money' && e.line.order < payment.order && same((e.value as { amount: number }).amount, payment.amount));

@@ -7,7 +7,8 @@
 import type { LocatedEntity } from '../entities/recognize.js';
 import { type DocPage, type Evidence, type TextLine, locate, rangeConfidence } from '../entities/text.js';
 import type { BBox, Table, TableCell } from '../canonical/model.js';
-import { legalFormOcrFixed } from '../entities/organisations.js';
+import { legalFormOcrFixed, ocrLettersFixed } from '../entities/organisations.js';
+import { countryOfTaxLabel } from '../entities/tax-ids.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
 import { brandFromDomain, issuerSupport, nameCarriesBrand, nameFromDomain, recipientLines } from './parties.js';
@@ -171,6 +172,12 @@ const isBareLabel = (value: unknown) => typeof value === 'string' && KNOWN_LABEL
 
 const NAMES_A_NUMBER = /^[\s.]*(?:no|nr|number|num|nummer|numero|reg(?:istration)?\s*(?:no|nr|number)|id)\b/i;
 
+/** A national tax label ("P.IVA", "NIP") names the country an unprefixed number is read for first. */
+function withLabelCountry(ctx: ScalarContext, label: string): ScalarContext {
+  const country = countryOfTaxLabel(label);
+  return country ? { ...ctx, coerce: { ...ctx.coerce, country } } : ctx;
+}
+
 /** Candidates from labels printed in lines. `stops` are where other labels begin on each line. */
 export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: LabelMatch[], stops: Map<TextLine, number[]>): Candidate[] {
   const out: Candidate[] = [];
@@ -179,6 +186,7 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     // "Company No:", "Customer Nr.": the label names a number, not the name a free-text field holds.
     if (isText && NAMES_A_NUMBER.test(m.line.text.slice(m.end))) continue;
     const key = labelText(m.line.text.slice(m.start, m.end));
+    const lctx = spec.concept?.id === 'tax_id' ? withLabelCountry(ctx, m.line.text.slice(m.start, m.end)) : ctx;
     const push = (c: Candidate) => out.push({ ...c, confidence: r3(unlessVague(spec, key, c.confidence)) });
     // A single generic word inside running text ("greetings from …") is a weak label.
     const sentence = m.line.words.length > 8 && !/^\s*[:#]/.test(m.line.text.slice(m.end)) && !m.line.inTable;
@@ -201,11 +209,11 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
         const next = text.slice(cut + 3);
         const nextEnd = next.indexOf(' | ');
         const cell = nextEnd >= 0 ? next.slice(0, nextEnd) : next;
-        const inCell = fromLine(spec, ctx, m.line, offset, offset + cut, base * 0.9, 'inline');
-        const nextCell = fromLine(spec, ctx, m.line, offset + cut + 3, offset + cut + 3 + cell.length, base, 'inline');
+        const inCell = fromLine(spec, lctx, m.line, offset, offset + cut, base * 0.9, 'inline');
+        const nextCell = fromLine(spec, lctx, m.line, offset + cut + 3, offset + cut + 3 + cell.length, base, 'inline');
         same = [inCell, nextCell].filter((c): c is Candidate => !!c).sort((a, b) => b.confidence - a.confidence)[0] ?? null;
       } else {
-        same = fromLine(spec, ctx, m.line, offset, offset + text.length, base, 'inline');
+        same = fromLine(spec, lctx, m.line, offset, offset + text.length, base, 'inline');
       }
     }
     if (same) {
@@ -218,13 +226,13 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     const box = labelBox(m);
     const right = rightOf(ctx, m, box);
     if (right) {
-      const c = fromLine(spec, ctx, right, 0, right.text.length, (base - 0.05) * qualified, 'right');
+      const c = fromLine(spec, lctx, right, 0, right.text.length, (base - 0.05) * qualified, 'right');
       if (c && !isBareLabel(c.value)) push(c);
     }
     if (!ctx.plan) continue;
     const under = below(ctx, m, box);
     if (under) {
-      const c = fromLine(spec, ctx, under.line, under.start, under.end, (base - 0.1) * qualified, 'below');
+      const c = fromLine(spec, lctx, under.line, under.start, under.end, (base - 0.1) * qualified, 'below');
       if (c && !isBareLabel(c.value)) push(c);
     }
   }
@@ -245,7 +253,7 @@ export function keyValueCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
   for (const { page, kv, key } of ctx.labelKeyValues) {
     const sim = keySimilarity(spec, key);
     if (sim < 0.6) continue;
-    const c = coerce(spec, kv.value, ctx.coerce);
+    const c = coerce(spec, kv.value, spec.concept?.id === 'tax_id' ? withLabelCountry(ctx, kv.key).coerce : ctx.coerce);
     if (!c) continue;
     const line = ctx.lines.find((l) => l.page === page.page_number && l.bbox[1] <= kv.value_bbox[3] && l.bbox[3] >= kv.value_bbox[1] && l.text.includes(kv.value.slice(c.start, c.end)));
     const order = line?.order ?? 0;
@@ -316,7 +324,8 @@ function organisationCandidate(ctx: ScalarContext, org: LocatedEntity): Candidat
   if (org.start === 0 && nameLike(before) && /^(?:C[O0]\.?|COMPANY|\(M\)|&|AND)\s/i.test(org.line.text)) parts.unshift({ line: before!, start: 0, end: before!.text.length });
   const after = ctx.lines[i + 1];
   if (/&$/.test(org.line.text.slice(0, org.end).trim()) && nameLike(after)) parts.push({ line: after!, start: 0, end: after!.text.length });
-  const value = legalFormOcrFixed(parts.map((p) => p.line.text.slice(p.start, p.end)).join(' '));
+  const joined = legalFormOcrFixed(parts.map((p) => p.line.text.slice(p.start, p.end)).join(' '));
+  const value = parts.some((p) => rangeConfidence(p.line, p.start, p.end) < 1) ? ocrLettersFixed(joined) : joined;
   return { value, confidence: r3(0.55 * org.confidence), evidence: parts.map((p) => locate(p.line, p.start, p.end)), source: 'entity', order: parts[0]!.line.order };
 }
 
@@ -355,6 +364,22 @@ function legalFormAlone(ctx: ScalarContext, page: number | undefined, recipient:
 
 const TITLE_WORDS = /^(?:(?:simplified|full|official|original)\s)?(?:tax\s)?(?:invoice|receipt|rechnung|facture|factura|factuur|fattura|quittung|beleg|recu|recibo|bon|payment receipt|official receipt|copy|kopie|page|seite)\b/i;
 
+/**
+ * A heading line as a name: an e-mail address or website that layout ran into it ("Sammy
+ * smaystone4@fake.com Maystone") and a document title at its end ("… INVOICE") are not the name.
+ */
+function headingName(text: string): string {
+  return text
+    .replace(/\S+@\S+\.\S+|(?:https?:\/\/|www\.)\S+/gi, ' ')
+    .replace(/\s+(?:(?:tax\s)?invoice|receipt|rechnung|facture|factura|factuur|fattura|faktura)\s*$/i, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+// A line stating the amount payable, and lines that only look like one.
+const TOTAL_LINE = /(?:^|[^\p{L}])(?:grand\s+total|total|amount\s+due|balance\s+due|amount\s+payable|gesamtbetrag|rechnungsbetrag|endbetrag|zu\s+zahlen|totaal|te\s+betalen|montant\s+total|net\s+[àa]\s+payer|importe\s+total|total\s+a\s+pagar|totale|należność|do\s+zapłaty)(?![\p{L}])/iu;
+const NOT_TOTAL_LINE = /\b(?:sub\s?-?total|total\s+(?:excl|net|ht|before|pre)|netto|discount|savings)/i;
+
 /** When no label gives a value: an entity of the right type, by the concept's strategy. */
 export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
   const fb = spec.concept?.fallback;
@@ -376,6 +401,9 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       if (!ranked.length) return [];
       const [cur, list] = ranked[0]!;
       const share = list.length / money.length;
+      // The currency printed with the total ("Total: 123.45 EUR") is the document's, however rarely it is printed.
+      const onTotal = list.find((e) => TOTAL_LINE.test(e.line.text) && !NOT_TOTAL_LINE.test(e.line.text));
+      if (onTotal) return [entityCandidate(onTotal, cur, fb.confidence * (0.7 + 0.3 * share) + 0.05)];
       return [entityCandidate(list[0]!, cur, fb.confidence * (0.7 + 0.3 * share) * (list.length >= 2 ? 1 : 0.85))];
     }
     case 'largest': {
@@ -410,7 +438,9 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       const parts = [line];
       const next = ctx.lines[ctx.lines.indexOf(line) + 1];
       if (/&$/.test(line.text.trim()) && next && next.page === line.page && !/\d/.test(next.text) && next.words.length <= 4) parts.push(next);
-      return [{ value: parts.map((l) => l.text).join(' '), confidence: r3(0.35 * rangeConfidence(line, 0, line.text.length)), evidence: parts.map((l) => locate(l, 0, l.text.length)), source: 'entity', order: line.order }];
+      const value = headingName(parts.map((l) => l.text).join(' '));
+      if (!value) return [];
+      return [{ value, confidence: r3(0.35 * rangeConfidence(line, 0, line.text.length)), evidence: parts.map((l) => locate(l, 0, l.text.length)), source: 'entity', order: line.order }];
     }
     default: {
       const e = entities.find((x) => x.type === fb.entity);
@@ -421,6 +451,23 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       return [entityCandidate(e, value, fb.confidence)];
     }
   }
+}
+
+/** Below the default review floor: a value read by the other meaning of a field's name. */
+const OTHER_MEANING = 0.55;
+
+/**
+ * A numeric field whose name also names an id ("vat": the tax amount or the VAT id) and whose own
+ * concept is printed nowhere: the issuer's tax id, when printed as digits alone (a Polish NIP
+ * "774-00-01-454"), stands in below the review floor.
+ */
+export function otherMeaningCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
+  if (spec.otherMeaning?.id !== 'tax_id') return [];
+  const recipient = recipientLines(ctx.lines);
+  const id = ctx.entities.find((e) => e.type === 'tax_id' && !recipient.has(e.line));
+  const digits = id ? String(id.value).replace(/^[A-Z]{2}/, '') : '';
+  if (!id || !/^\d{6,15}$/.test(digits)) return [];
+  return [entityCandidate(id, Number(digits), OTHER_MEANING)];
 }
 
 /**

@@ -21,6 +21,11 @@ export interface FieldSpec {
   concept: Concept | null;
   /** The concept's vague labels (vocabulary.ts) that are not the field's own words: a value under one of them stays below the review floor. */
   vagueLabels?: string[];
+  /**
+   * What a numeric field's name means when read as text ("vat": the tax amount, or the VAT id):
+   * the stand-in when nothing of its own concept is printed.
+   */
+  otherMeaning?: Concept;
   required: boolean;
   /** Columns of an array of objects. */
   columns?: FieldSpec[];
@@ -158,6 +163,12 @@ function phrasesOf(key: string, s: Json, parentPhrase: string | null): string[] 
   return out;
 }
 
+function otherMeaningOf(concept: Concept | null, phrases: string[], type: ScalarType, column: boolean): { otherMeaning?: Concept } {
+  if (column || !concept || (type !== 'number' && type !== 'integer')) return {};
+  const other = conceptOf(phrases, 'string');
+  return other && other.id !== concept.id && other.kind === 'id' ? { otherMeaning: other } : {};
+}
+
 function vagueLabelsOf(concept: Concept | null, phrases: string[]): { vagueLabels?: string[] } {
   const vague = (concept?.vague ?? []).filter((l) => !phrases.includes(l));
   return vague.length ? { vagueLabels: vague } : {};
@@ -209,6 +220,7 @@ function walk(properties: Json, required: string[], root: Json, prefix: string, 
       labels: labelsFor(key, s, parentPhrase, concept),
       concept,
       ...vagueLabelsOf(concept, phrases),
+      ...otherMeaningOf(concept, phrases, type, !!columns),
       required: required.includes(key),
     });
   }

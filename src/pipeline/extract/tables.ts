@@ -7,6 +7,7 @@ import { locate } from '../entities/text.js';
 import { NUMBER_SOURCE } from '../entities/numbers.js';
 import type { Table, TableCell } from '../canonical/model.js';
 import { type CoerceContext, coerce } from './coerce.js';
+import { continueDescription, sectionItem } from './line-items.js';
 import { type FieldSpec, findLabelIn, labelText, labelTextSimilarity, labelsMayBeIn, matchLabelIn } from './schema-fields.js';
 import { TOTAL_ROW } from './vocabulary.js';
 
@@ -161,12 +162,13 @@ function rowItems(page: DocPage, table: Table, mapping: Mapping, fromRow: number
     if (onlyText) {
       const prev = items[items.length - 1]!;
       const cell = item[describing.key]!;
+      const heading = sectionItem(cell, columns);
+      if (heading) {
+        items.push(heading);
+        continue;
+      }
       if (prev[describing.key]) {
-        prev[describing.key] = {
-          value: `${String(prev[describing.key]!.value)}\n${String(cell.value)}`,
-          confidence: Math.min(prev[describing.key]!.confidence, cell.confidence),
-          evidence: [...prev[describing.key]!.evidence, ...cell.evidence],
-        };
+        continueDescription(prev, cell, describing, columns);
         continue;
       }
     }

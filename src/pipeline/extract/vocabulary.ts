@@ -32,6 +32,8 @@ export const CONCEPTS: Concept[] = [
       'tax invoice no', 'rechnungsnummer', 'rechnungsnr', 'rechnung nr', 'rechnung', 'belegnummer', 'beleg nr', 'numero de facture', 'n de facture', 'facture n',
       'facture no', 'facture', 'numero de factura', 'factura n', 'factura no', 'factura', 'n factura', 'factuurnummer', 'factuurnr', 'factuur nr', 'factuur',
       'numero fattura', 'fattura n', 'fattura',
+      // Polish, Czech, Slovak and the Nordic languages.
+      'faktura vat nr', 'faktura nr', 'numer faktury', 'faktura', 'fakturanummer', 'fakturanr', 'faktura nummer', 'cislo faktury', 'laskun numero', 'laskunumero',
     ],
     kind: 'id',
     fallback: { entity: 'invoice_number', strategy: 'first', confidence: 0.6 },
@@ -43,6 +45,7 @@ export const CONCEPTS: Concept[] = [
       'invoice date', 'date of invoice', 'date of issue', 'issue date', 'issued on', 'billing date', 'bill date', 'receipt date', 'document date', 'invoice dt', 'date',
       'rechnungsdatum', 'belegdatum', 'ausstellungsdatum', 'datum', 'date de facture', 'date de la facture', 'date d emission', 'date facture', 'du',
       'fecha de factura', 'fecha de emision', 'fecha factura', 'fecha', 'factuurdatum', 'factuur datum', 'data fattura', 'data',
+      'data wystawienia', 'data faktury', 'fakturadato', 'fakturadatum', 'datum vystaveni', 'laskun paivays', 'paivays',
     ],
     kind: 'date',
     fallback: { entity: 'date', strategy: 'first', confidence: 0.45 },
@@ -54,6 +57,7 @@ export const CONCEPTS: Concept[] = [
       'due date', 'payment due', 'date due', 'due by', 'due on', 'pay by', 'payment date', 'faellig', 'fallig', 'faelligkeitsdatum', 'falligkeitsdatum', 'zahlbar bis',
       'zahlungsziel', 'date limite de paiement', 'date limite', 'echeance', 'date d echeance', 'a payer avant', 'fecha de vencimiento', 'vencimiento', 'fecha limite de pago',
       'vervaldatum', 'uiterste betaaldatum', 'scadenza', 'data scadenza',
+      'termin platnosci', 'forfallsdato', 'forfaldsdato', 'forfallodatum', 'forfallodag', 'datum splatnosti', 'splatnost', 'erapaiva',
     ],
     kind: 'date',
   },
@@ -65,7 +69,7 @@ export const CONCEPTS: Concept[] = [
       'total including', 'total inc', 'rounded total', 'nett total', 'net total rm', 'total rm', 'total sales', 'total', 'gesamtbetrag', 'gesamtsumme', 'rechnungsbetrag',
       'endbetrag', 'bruttobetrag', 'zu zahlen', 'summe', 'gesamt', 'total eur', 'montant ttc', 'total ttc', 'net a payer', 'somme a payer', 'montant total', 'total facture',
       'montant du', 'importe total', 'total a pagar', 'total factura', 'importe', 'totaal', 'factuur totaal', 'te betalen', 'totaalbedrag', 'totale', 'totale fattura',
-      'importo totale', 'razem', 'naleznosc ogolem', 'amount',
+      'importo totale', 'razem', 'naleznosc ogolem', 'do zaplaty', 'razem do zaplaty', 'att betala', 'at betale', 'a betale', 'k uhrade', 'celkem k uhrade', 'yhteensa', 'amount',
     ],
     kind: 'money',
     fallback: { entity: 'money', strategy: 'largest', confidence: 0.4 },
@@ -76,7 +80,8 @@ export const CONCEPTS: Concept[] = [
     labels: [
       'subtotal', 'sub total', 'net amount', 'total net', 'net total', 'amount excl', 'excl vat', 'excluding vat', 'excl tax', 'total excl', 'total before tax', 'untaxed amount',
       'zwischensumme', 'nettobetrag', 'netto', 'summe netto', 'gesamt netto', 'total ht', 'montant ht', 'montant eur ht', 'sous total', 'total hors taxes', 'hors taxes', 'ht',
-      'base imponible', 'importe neto', 'subtotaal', 'exclusief btw', 'excl btw', 'totaal excl', 'grondslag', 'imponibile', 'netto razem',
+      'base imponible', 'importe neto', 'subtotaal', 'exclusief btw', 'excl btw', 'totaal excl', 'grondslag', 'imponibile', 'netto razem', 'wartosc netto', 'razem netto',
+      'zaklad dane', 'exkl moms', 'summa exkl moms', 'veroton hinta',
     ],
     kind: 'money',
   },
@@ -85,7 +90,7 @@ export const CONCEPTS: Concept[] = [
     names: ['tax', 'vat', 'tax amount', 'vat amount', 'amount tax', 'total tax', 'sales tax', 'gst', 'gst amount', 'sst', 'tax total', 'total vat', 'vat total'],
     labels: [
       'tax amount', 'vat amount', 'total tax', 'total vat', 'sales tax', 'gst amount', 'sst', 'gst', 'tax', 'vat', 'mwst betrag', 'mwst', 'mehrwertsteuer', 'umsatzsteuer', 'ust',
-      'montant tva', 'total tva', 'tva', 'importe iva', 'cuota iva', 'iva', 'btw bedrag', 'btw', 'kwota vat',
+      'montant tva', 'total tva', 'tva', 'importe iva', 'cuota iva', 'iva', 'btw bedrag', 'btw', 'kwota vat', 'podatek vat', 'moms', 'dph', 'alv',
     ],
     kind: 'money',
   },
@@ -106,7 +111,7 @@ export const CONCEPTS: Concept[] = [
   {
     id: 'customer',
     names: ['customer', 'customer name', 'buyer', 'client', 'client name', 'bill to', 'billed to', 'recipient', 'partner', 'sold to', 'ship to'],
-    labels: ['bill to', 'billed to', 'sold to', 'invoice to', 'customer', 'client', 'buyer', 'ship to', 'attn', 'rechnungsempfaenger', 'rechnungsempfanger', 'kunde', 'facture a', 'client', 'cliente', 'facturar a', 'klant', 'factuuradres', 'nabywca'],
+    labels: ['bill to', 'billed to', 'sold to', 'invoice to', 'customer', 'client', 'buyer', 'ship to', 'attn', 'rechnungsempfaenger', 'rechnungsempfanger', 'kunde', 'facture a', 'client', 'cliente', 'facturar a', 'klant', 'factuuradres', 'nabywca', 'odbiorca', 'kupujacy', 'odberatel', 'kund'],
     kind: 'text',
   },
   {
@@ -250,7 +255,13 @@ export const COLUMN_CONCEPTS: Concept[] = [
   {
     id: 'line_tax',
     names: ['tax rate', 'vat rate', 'tax percent', 'vat percent', 'line tax percent', 'taxpercent', 'tax', 'vat', 'vat %'],
-    labels: ['vat %', 'tax %', 'vat rate', 'tax rate', 'vat', 'tax', 'mwst', 'ust', 'tva', 'iva', 'btw', '% tva', 'vat [%]'],
+    labels: ['vat %', 'tax %', 'vat rate', 'tax rate', 'vat', 'tax', 'taxes', 'mwst', 'ust', 'tva', 'iva', 'btw', '% tva', 'vat [%]', 'mwst %', 'ust %', 'steuer', 'taxe', 'taxes %', 'impuesto', 'impuestos'],
+    kind: 'percent',
+  },
+  {
+    id: 'discount',
+    names: ['discount', 'disc', 'discount percent', 'discount rate', 'rebate', 'line discount'],
+    labels: ['discount', 'discount %', 'disc', 'disc %', 'rebate', 'rabatt', 'rabatt %', 'nachlass', 'remise', 'remise %', 'descuento', 'dto', 'korting', 'sconto', 'rabat', 'rabaty'],
     kind: 'percent',
   },
   {

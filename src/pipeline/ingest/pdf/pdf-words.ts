@@ -25,6 +25,11 @@ export function charsToWords(chars: PdfChar[]): PdfWord[] {
       continue;
     }
     const prev = cur[cur.length - 1];
+    // A ligature glyph ("ffi" in "Office") comes as one char per letter, all with the glyph's box.
+    if (prev && sameStart(prev, c) && LIGATURE_LETTER.test(prev.text) && LIGATURE_LETTER.test(c.text)) {
+      cur.push(c);
+      continue;
+    }
     if (prev && isDuplicate(prev, c)) continue;
     if (prev && breaksWord(prev, c)) flush();
     cur.push(c);
@@ -32,6 +37,12 @@ export function charsToWords(chars: PdfChar[]): PdfWord[] {
   flush();
   return words;
 }
+
+/** Letters that Latin fonts join into ligature glyphs (ff, fi, fl, ffi, ffl, ft, st). */
+const LIGATURE_LETTER = /^[filtsj]$/;
+
+/** Two letters of one ligature glyph: PDFium places both at the glyph's left edge, on one line. */
+const sameStart = (a: PdfChar, b: PdfChar) => a.quarter === 0 && b.quarter === 0 && Math.abs(a.bbox[0] - b.bbox[0]) < 0.01 && Math.abs(a.bbox[1] - b.bbox[1]) < 0.01;
 
 /** Fake bold: the same glyph drawn twice, offset by a fraction of its width (pdfplumber issue 71). */
 function isDuplicate(a: PdfChar, b: PdfChar): boolean {
