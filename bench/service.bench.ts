@@ -21,6 +21,7 @@ import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, 
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
 import { parseArgs, promisify } from 'node:util';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
@@ -352,12 +353,44 @@ async function readPath(serverUrl: string, seconds: number) {
 
 // ---- 3. queue ------------------------------------------------------------------------------------
 
-function workerProcess(s: Service, concurrency: number, env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/lib/worker-process.ts'), String(concurrency)], {
+function workerProcess(s: Service, concurrency: number, env: Record<string, string> = {}, onLine?: (line: string) => void): ChildProcess {
+  // With --cpu-profile, each worker process writes a V8 profile of its main thread when it exits.
+  const profile = opts['cpu-profile'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts['cpu-profile'])] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, 'bench/lib/worker-process.ts'), String(concurrency)], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: s.url, QUIRE_DATA_DIR: s.config.dataDir, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', onLine ? 'pipe' : 'ignore', 'inherit'],
   });
+  if (onLine && child.stdout) createInterface({ input: child.stdout }).on('line', onLine);
+  return child;
+}
+
+/** CPU seconds (user + system) of one process or thread, from /proc (0 once it is gone). */
+function cpuSeconds(statFile: string): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** A worker process's CPU so far: its main thread (the event loop) and all its other threads. */
+function workerCpu(pid: number): { main: number; threads: number } {
+  let threads = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) if (Number(tid) !== pid) threads += cpuSeconds(`/proc/${pid}/task/${tid}/stat`);
+  } catch {
+    // the process has exited
+  }
+  return { main: cpuSeconds(`/proc/${pid}/task/${pid}/stat`), threads };
+}
+
+/** CPU seconds so far of each PostgreSQL backend serving the scratch database (local server only). */
+async function backendCpu(s: Service): Promise<Map<number, number>> {
+  const { rows } = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`.execute(s.db);
+  return new Map(rows.map((r) => [r.pid, cpuSeconds(`/proc/${r.pid}/stat`)]));
 }
 
 async function inProcessPagesPerSecond(file: string, threads: number, documents: number): Promise<number> {
@@ -399,9 +432,33 @@ async function drain(serverUrl: string, file: string, documents: number, process
     }));
     const queued = (await counts(s.db)).queued ?? 0;
     const started = performance.now();
-    const children = Array.from({ length: processes }, () => workerProcess(s, perProcess));
+    // The workers' own per-stage timings, from their `claimed` and `job settled` log lines (ms summed over jobs).
+    const stages: Record<string, number> = {};
+    const onLine = (line: string) => {
+      if (!line.startsWith('{')) return;
+      const entry = JSON.parse(line) as { msg?: string; claim_ms?: number; timings_ms?: Record<string, number> };
+      if (entry.msg === 'claimed' && entry.claim_ms !== undefined) stages.claim = (stages.claim ?? 0) + entry.claim_ms;
+      if (entry.msg === 'job settled' && entry.timings_ms) for (const [k, v] of Object.entries(entry.timings_ms)) stages[k] = (stages[k] ?? 0) + v;
+    };
+    const children = Array.from({ length: processes }, () => workerProcess(s, perProcess, { LOG_LEVEL: 'info' }, onLine));
+    // CPU from the first claim on (a worker's start-up, loading the TypeScript sources, is not queue work).
+    type CpuSnapshot = { workers: { main: number; threads: number }[]; backends: Map<number, number> };
+    let cpuAtStart: CpuSnapshot | null = null;
+    let cpuAtEnd: CpuSnapshot | null = null;
+    const cpuNow = async (): Promise<CpuSnapshot> => ({ workers: children.map((c) => workerCpu(c.pid!)), backends: await backendCpu(s) });
     try {
-      await until('the queue to drain', async () => terminal(await counts(s.db)) >= queued, 900_000, 100);
+      await until(
+        'the queue to drain',
+        async () => {
+          const c = await counts(s.db);
+          if (!cpuAtStart && (c.processing ?? 0) + terminal(c) > 0) cpuAtStart = await cpuNow();
+          if (terminal(c) < queued) return false;
+          cpuAtEnd = await cpuNow();
+          return true;
+        },
+        900_000,
+        100,
+      );
     } finally {
       for (const c of children) c.kill('SIGTERM');
       await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
@@ -412,7 +469,21 @@ async function drain(serverUrl: string, file: string, documents: number, process
     const seconds = span?.first && span.last ? (new Date(span.last as Date).getTime() - new Date(span.first as Date).getTime()) / 1000 : (performance.now() - started) / 1000;
     const c = await counts(s.db);
     const pages = (await s.db.selectFrom('jobs').select((eb) => eb.fn.sum<number>('pages_processed').as('p')).executeTakeFirst())?.p ?? 0;
-    return { queued, completed: c.completed ?? 0, failed: c.failed ?? 0, lost: queued - terminal(c), seconds: round(seconds, 2), pages_per_s: round(Number(pages) / seconds) };
+    const completedJobs = Math.max(1, terminal(c));
+    const perJob = (ms: number) => round(ms / completedJobs, 1);
+    const a = cpuAtStart as CpuSnapshot | null;
+    const b = cpuAtEnd as CpuSnapshot | null;
+    // CPU per job in ms: each worker's event loop, its other threads (pipeline, GC, file I/O), and
+    // the PostgreSQL backends serving this database. On 2 cores their sum bounds the drain rate.
+    const cpu = a && b
+      ? {
+          worker_main_ms_per_job: perJob(b.workers.reduce((n, w, i) => n + w.main - a.workers[i]!.main, 0) * 1000),
+          worker_threads_ms_per_job: perJob(b.workers.reduce((n, w, i) => n + w.threads - a.workers[i]!.threads, 0) * 1000),
+          postgres_ms_per_job: perJob([...b.backends].reduce((n, [pid, t]) => n + t - (a.backends.get(pid) ?? 0), 0) * 1000),
+        }
+      : null;
+    const stagesPerJob = Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, perJob(v)]));
+    return { queued, completed: c.completed ?? 0, failed: c.failed ?? 0, lost: queued - terminal(c), seconds: round(seconds, 2), pages_per_s: round(Number(pages) / seconds), load_average_1m: round(loadavg()[0], 2), stages_ms_per_job: stagesPerJob, cpu_per_job: cpu };
   } finally {
     await s.close();
   }
@@ -424,11 +495,13 @@ async function queue(serverUrl: string, documents: number) {
   const inProcess = await inProcessPagesPerSecond(file, threads, Math.min(documents, 400));
   const oneByTwo = await drain(serverUrl, file, documents, 1, threads);
   const ratio = round(oneByTwo.pages_per_s / inProcess, 3);
-  log(`3. queue: ${documents} one-page PDFs drained at ${oneByTwo.pages_per_s} pages/s (1 process × ${threads} loops) vs in-process ${round(inProcess)} pages/s (${threads} threads): ratio ${ratio} (goal 0.8), lost ${oneByTwo.lost}`);
+  log(`3. queue: ${documents} one-page PDFs drained at ${oneByTwo.pages_per_s} pages/s (1 process × ${threads} threads) vs in-process ${round(inProcess)} pages/s (${threads} threads): ratio ${ratio} (goal 0.8), lost ${oneByTwo.lost}, load ${oneByTwo.load_average_1m}`);
+  log(`   per job: stages ${JSON.stringify(oneByTwo.stages_ms_per_job)}, CPU ${JSON.stringify(oneByTwo.cpu_per_job)}`);
   const one = await drain(serverUrl, file, documents, 1, 1);
   const two = await drain(serverUrl, file, documents, 2, 1);
   const scaling = round(two.pages_per_s / one.pages_per_s, 2);
-  log(`   worker processes: 1 → ${one.pages_per_s} pages/s, 2 → ${two.pages_per_s} pages/s: ${scaling}× (goal 1.8×), lost ${one.lost + two.lost}`);
+  log(`   worker processes: 1 → ${one.pages_per_s} pages/s, 2 → ${two.pages_per_s} pages/s: ${scaling}× (goal 1.8×), lost ${one.lost + two.lost}, load ${two.load_average_1m}`);
+  log(`   per job, 1 process × 1 thread: CPU ${JSON.stringify(one.cpu_per_job)}; 2 processes: CPU ${JSON.stringify(two.cpu_per_job)}`);
   return { documents, in_process_pages_per_s: round(inProcess), threads, drained: oneByTwo, ratio, goal: 0.8, one_process: one, two_processes: two, scaling, scaling_goal: 1.8 };
 }
 

@@ -123,6 +123,7 @@ export class Workers {
     const deps = { db: this.options.db, blobs: this.blobs, policy: this.policy, config: this.options.config, pool: this.pool, log: this.options.log, models: this.models };
     while (!this.stopping) {
       let job;
+      const claimStarted = performance.now();
       try {
         job = await claimJob(this.options.db, workerId, this.options.config.jobLeaseSeconds);
       } catch (err) {
@@ -136,7 +137,7 @@ export class Workers {
       }
       delay = min;
       this.active++;
-      this.options.log.info({ jobId: job.id, tenantId: job.tenant_id, attempt: job.attempts, workerId }, 'claimed');
+      this.options.log.info({ jobId: job.id, tenantId: job.tenant_id, attempt: job.attempts, workerId, claim_ms: Math.round(performance.now() - claimStarted) }, 'claimed');
       try {
         await runJob(deps, job, workerId, this.shutdown.signal, (handle) => this.runs.set(job.id, handle));
       } catch (err) {
