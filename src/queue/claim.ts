@@ -3,9 +3,11 @@
 // a row another claimer is taking instead of waiting on it; the UPDATE makes the claim and the
 // lease one atomic change, and the same statement records the `claimed` event and moves the job
 // from its batch's `queued` count to `processing` (domain/batches: a batch with a job running is
-// `processing`), so a claim costs one round trip.
+// `processing`), so a claim costs one round trip. Its commit does not wait for the WAL flush
+// (db/no-flush-wait.ts): a claim lost in a database crash only returns its job to the queue.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { noFlushWait } from '../db/no-flush-wait.js';
 import type { Job } from '../db/documents-schema.js';
 
 export async function claimJob(db: Db, workerId: string, leaseSeconds: number): Promise<Job | null> {
@@ -26,6 +28,7 @@ export async function claimJob(db: Db, workerId: string, leaseSeconds: number): 
               ORDER BY priority, created_at, id
               FOR UPDATE SKIP LOCKED
               LIMIT 1)
+         AND ${noFlushWait}
       RETURNING *),
     event AS (
       INSERT INTO job_events (tenant_id, job_id, kind, from_status, to_status, attempt, worker)
