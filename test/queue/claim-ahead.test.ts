@@ -8,6 +8,7 @@ import { waitFor } from '../helpers/documents.js';
 import { newId } from '../../src/lib/ids.js';
 import { claimJobs } from '../../src/queue/claim.js';
 import { ClaimBuffer } from '../../src/queue/claim-buffer.js';
+import { recoverStale } from '../../src/queue/recover.js';
 import { findBatch, insertBatch, refreshBatch } from '../../src/domain/batches/batches.repository.js';
 
 let h: Harness;
@@ -110,5 +111,19 @@ describe('jobs claimed ahead', () => {
     expect(await buffer.take('p:1')).toMatchObject({ id: ids[3], cancel_requested: true });
     await buffer.releaseAll();
     expect((await rows([stolen!]))[0]).toMatchObject({ status: 'processing', lease_owner: 'elsewhere' });
+  });
+
+  it('left behind by a process that died, go back to the queue through stale-lease recovery like any claimed job', async () => {
+    await drain();
+    const ids = await queued(8);
+    // A one-second lease, and the process "dies": no heartbeat, no release.
+    const jobs = await claimJobs(h.db, 'dead:0', 1, 4, 8);
+    expect(jobs).toHaveLength(4);
+    await new Promise((r) => setTimeout(r, 1_100));
+    await recoverStale(h.db);
+    for (const job of await rows(ids.slice(0, 4))) expect(job).toMatchObject({ status: 'queued', lease_owner: null, attempts: 1 });
+    const recovered = await h.db.selectFrom('job_events').select('detail').where('kind', '=', 'recovered').where('job_id', 'in', ids.slice(0, 4)).execute();
+    expect(recovered).toHaveLength(4);
+    expect(recovered[0]!.detail).toMatchObject({ lost_worker: 'dead:0' });
   });
 });
