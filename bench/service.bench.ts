@@ -21,6 +21,7 @@ import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, 
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
 import { parseArgs, promisify } from 'node:util';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
@@ -353,12 +354,44 @@ async function readPath(serverUrl: string, seconds: number) {
 
 // ---- 3. queue ------------------------------------------------------------------------------------
 
-function workerProcess(s: Service, concurrency: number, env: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/lib/worker-process.ts'), String(concurrency)], {
+function workerProcess(s: Service, concurrency: number, env: Record<string, string> = {}, onLine?: (line: string) => void): ChildProcess {
+  // With --cpu-profile, each worker process writes a V8 profile of its main thread when it exits.
+  const profile = opts['cpu-profile'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts['cpu-profile'])] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, 'bench/lib/worker-process.ts'), String(concurrency)], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: s.url, QUIRE_DATA_DIR: s.config.dataDir, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', onLine ? 'pipe' : 'ignore', 'inherit'],
   });
+  if (onLine && child.stdout) createInterface({ input: child.stdout }).on('line', onLine);
+  return child;
+}
+
+/** CPU seconds (user + system) of one process or thread, from /proc (0 once it is gone). */
+function cpuSeconds(statFile: string): number {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** A worker process's CPU so far: its main thread (the event loop) and all its other threads. */
+function workerCpu(pid: number): { main: number; threads: number } {
+  let threads = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) if (Number(tid) !== pid) threads += cpuSeconds(`/proc/${pid}/task/${tid}/stat`);
+  } catch {
+    // the process has exited
+  }
+  return { main: cpuSeconds(`/proc/${pid}/task/${pid}/stat`), threads };
+}
+
+/** CPU seconds so far of each PostgreSQL backend serving the scratch database (local server only). */
+async function backendCpu(s: Service): Promise<Map<number, number>> {
+  const { rows } = await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`.execute(s.db);
+  return new Map(rows.map((r) => [r.pid, cpuSeconds(`/proc/${r.pid}/stat`)]));
 }
 
 async function inProcessPagesPerSecond(file: string, threads: number, documents: number): Promise<number> {
@@ -400,20 +433,88 @@ async function drain(serverUrl: string, file: string, documents: number, process
     }));
     const queued = (await counts(s.db)).queued ?? 0;
     const started = performance.now();
-    const children = Array.from({ length: processes }, () => workerProcess(s, perProcess));
+    // The steady state is timed: from the 10th to the 90th percent of jobs finished. A worker's
+    // pipeline threads start on first use (about a second each from the TypeScript sources), and
+    // the in-process anchor's threads are warmed before it is timed, so the warm-up and the last
+    // jobs' tail are left out of both the rate and the per-job figures.
+    const from = Math.floor(queued * 0.1);
+    const to = Math.ceil(queued * 0.9);
+    // The workers' own per-stage timings, from their `claimed` and `job settled` log lines (ms
+    // summed over the jobs settled inside the window).
+    const stages: Record<string, number> = {};
+    let inWindow = false;
+    let settledInWindow = 0;
+    const onLine = (line: string) => {
+      if (!line.startsWith('{') || !inWindow) return;
+      const entry = JSON.parse(line) as { msg?: string; claim_ms?: number; timings_ms?: Record<string, number> };
+      if (entry.msg === 'claimed' && entry.claim_ms !== undefined) stages.claim = (stages.claim ?? 0) + entry.claim_ms;
+      if (entry.msg === 'job settled' && entry.timings_ms) {
+        settledInWindow++;
+        for (const [k, v] of Object.entries(entry.timings_ms)) stages[k] = (stages[k] ?? 0) + v;
+      }
+    };
+    const children = Array.from({ length: processes }, () => workerProcess(s, perProcess, { LOG_LEVEL: 'info' }, onLine));
+    type CpuSnapshot = { at: number; done: number; workers: { main: number; threads: number }[]; backends: Map<number, number> };
+    let first: CpuSnapshot | null = null;
+    let last: CpuSnapshot | null = null;
+    const snapshot = async (done: number): Promise<CpuSnapshot> => ({ at: performance.now(), done, workers: children.map((c) => workerCpu(c.pid!)), backends: await backendCpu(s) });
     try {
-      await until('the queue to drain', async () => terminal(await counts(s.db)) >= queued, 900_000, 100);
+      await until(
+        'the queue to drain',
+        async () => {
+          const done = terminal(await counts(s.db));
+          if (!first && done >= from) {
+            first = await snapshot(done);
+            inWindow = true;
+          }
+          if (first && !last && done >= to) {
+            last = await snapshot(done);
+            inWindow = false;
+          }
+          return done >= queued;
+        },
+        900_000,
+        20,
+      );
     } finally {
       for (const c of children) c.kill('SIGTERM');
       await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
     }
-    // From the first claim to the last settle: a worker process's start-up (loading the TypeScript
-    // sources, a few seconds on a loaded machine) is not queue time.
+    // Also the whole drain, from the first claim to the last settle (thread start-up included).
     const span = await s.db.selectFrom('jobs').select((eb) => [eb.fn.min('started_at').as('first'), eb.fn.max('finished_at').as('last')]).executeTakeFirst();
-    const seconds = span?.first && span.last ? (new Date(span.last as Date).getTime() - new Date(span.first as Date).getTime()) / 1000 : (performance.now() - started) / 1000;
+    const wholeSeconds = span?.first && span.last ? (new Date(span.last as Date).getTime() - new Date(span.first as Date).getTime()) / 1000 : (performance.now() - started) / 1000;
     const c = await counts(s.db);
-    const pages = (await s.db.selectFrom('jobs').select((eb) => eb.fn.sum<number>('pages_processed').as('p')).executeTakeFirst())?.p ?? 0;
-    return { queued, completed: c.completed ?? 0, failed: c.failed ?? 0, lost: queued - terminal(c), seconds: round(seconds, 2), pages_per_s: round(Number(pages) / seconds) };
+    const pages = Number((await s.db.selectFrom('jobs').select((eb) => eb.fn.sum<number>('pages_processed').as('p')).executeTakeFirst())?.p ?? 0);
+    const a = first as CpuSnapshot | null;
+    const b = last as CpuSnapshot | null;
+    const windowJobs = a && b ? b.done - a.done : 0;
+    const windowSeconds = a && b ? (b.at - a.at) / 1000 : wholeSeconds;
+    const perJob = (ms: number, jobs: number) => round(ms / Math.max(1, jobs), 1);
+    // CPU per job in ms: each worker's event loop, its other threads (pipeline, GC, file I/O), and
+    // the PostgreSQL backends serving this database. On 2 cores their sum bounds the drain rate.
+    const cpu = a && b
+      ? {
+          worker_main_ms_per_job: perJob(b.workers.reduce((n, w, i) => n + w.main - a.workers[i]!.main, 0) * 1000, windowJobs),
+          worker_threads_ms_per_job: perJob(b.workers.reduce((n, w, i) => n + w.threads - a.workers[i]!.threads, 0) * 1000, windowJobs),
+          postgres_ms_per_job: perJob([...b.backends].reduce((n, [pid, t]) => n + t - (a.backends.get(pid) ?? 0), 0) * 1000, windowJobs),
+        }
+      : null;
+    const stagesPerJob = Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, perJob(v, settledInWindow)]));
+    // One-page documents: pages per second is jobs per second times the average page count.
+    const pagesPerJob = pages / Math.max(1, terminal(c));
+    return {
+      queued,
+      completed: c.completed ?? 0,
+      failed: c.failed ?? 0,
+      lost: queued - terminal(c),
+      seconds: round(windowSeconds, 2),
+      pages_per_s: round((windowJobs * pagesPerJob) / windowSeconds),
+      whole_drain_seconds: round(wholeSeconds, 2),
+      whole_drain_pages_per_s: round(pages / wholeSeconds),
+      load_average_1m: round(loadavg()[0], 2),
+      stages_ms_per_job: stagesPerJob,
+      cpu_per_job: cpu,
+    };
   } finally {
     await s.close();
   }
@@ -422,15 +523,20 @@ async function drain(serverUrl: string, file: string, documents: number, process
 async function queue(serverUrl: string, documents: number) {
   const file = path.join(DATA, 'invoice2data/files/camelot-example.pdf');
   const threads = cores;
-  const inProcess = await inProcessPagesPerSecond(file, threads, Math.min(documents, 400));
+  // The anchor just before and just after the drain, averaged: on a shared machine the load drifts.
+  const before = await inProcessPagesPerSecond(file, threads, Math.min(documents, 400));
   const oneByTwo = await drain(serverUrl, file, documents, 1, threads);
+  const after = await inProcessPagesPerSecond(file, threads, Math.min(documents, 400));
+  const inProcess = (before + after) / 2;
   const ratio = round(oneByTwo.pages_per_s / inProcess, 3);
-  log(`3. queue: ${documents} one-page PDFs drained at ${oneByTwo.pages_per_s} pages/s (1 process × ${threads} loops) vs in-process ${round(inProcess)} pages/s (${threads} threads): ratio ${ratio} (goal 0.8), lost ${oneByTwo.lost}`);
+  log(`3. queue: ${documents} one-page PDFs drained at ${oneByTwo.pages_per_s} pages/s (1 process × ${threads} threads) vs in-process ${round(inProcess)} pages/s (${threads} threads; ${round(before)} before, ${round(after)} after): ratio ${ratio} (goal 0.8), lost ${oneByTwo.lost}, load ${oneByTwo.load_average_1m}; whole drain with thread start-up ${oneByTwo.whole_drain_pages_per_s} pages/s`);
+  log(`   per job: stages ${JSON.stringify(oneByTwo.stages_ms_per_job)}, CPU ${JSON.stringify(oneByTwo.cpu_per_job)}`);
   const one = await drain(serverUrl, file, documents, 1, 1);
   const two = await drain(serverUrl, file, documents, 2, 1);
   const scaling = round(two.pages_per_s / one.pages_per_s, 2);
-  log(`   worker processes: 1 → ${one.pages_per_s} pages/s, 2 → ${two.pages_per_s} pages/s: ${scaling}× (goal 1.8×), lost ${one.lost + two.lost}`);
-  return { documents, in_process_pages_per_s: round(inProcess), threads, drained: oneByTwo, ratio, goal: 0.8, one_process: one, two_processes: two, scaling, scaling_goal: 1.8 };
+  log(`   worker processes: 1 → ${one.pages_per_s} pages/s, 2 → ${two.pages_per_s} pages/s: ${scaling}× (goal 1.8×), lost ${one.lost + two.lost}, load ${two.load_average_1m}`);
+  log(`   per job, 1 process × 1 thread: CPU ${JSON.stringify(one.cpu_per_job)}; 2 processes: CPU ${JSON.stringify(two.cpu_per_job)}`);
+  return { documents, in_process_pages_per_s: round(inProcess), in_process_before_after: [round(before), round(after)], threads, drained: oneByTwo, ratio, goal: 0.8, one_process: one, two_processes: two, scaling, scaling_goal: 1.8 };
 }
 
 // ---- 4. worker memory over a mixed run ----------------------------------------------------------

@@ -1,16 +1,33 @@
-// Claiming a job: ONE statement, safe with any number of workers in any number of processes
+// Claiming jobs: ONE statement, safe with any number of workers in any number of processes
 // (architecture.md, "The queue is the jobs table"). SKIP LOCKED lets concurrent claimers pass over
-// a row another claimer is taking instead of waiting on it; the UPDATE makes the claim and the
-// lease one atomic change, and the same statement records the `claimed` event and moves the job
-// from its batch's `queued` count to `processing` (domain/batches: a batch with a job running is
-// `processing`), so a claim costs one round trip.
+// rows another claimer is taking instead of waiting on them; the UPDATE makes the claim and the
+// lease one atomic change, and the same statement records the `claimed` events and moves the jobs
+// from their batch's `queued` count to `processing` (domain/batches: a batch with a job running is
+// `processing`), so a claim costs one round trip. Its commit does not wait for the WAL flush
+// (db/no-flush-wait.ts): a claim lost in a database crash only returns its jobs to the queue.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Job } from '../db/documents-schema.js';
+import { noFlushWait } from '../db/no-flush-wait.js';
 
-export async function claimJob(db: Db, workerId: string, leaseSeconds: number): Promise<Job | null> {
+/**
+ * Claims up to `max` jobs, in queue order, but only one unless at least `deepAt` jobs are due:
+ * a process takes several at once only when there are plenty left for the others.
+ */
+export async function claimJobs(db: Db, workerId: string, leaseSeconds: number, max = 1, deepAt = 2 * max): Promise<Job[]> {
+  const limit =
+    max <= 1
+      ? sql`1`
+      : sql`(SELECT CASE WHEN count(*) >= ${deepAt}::int THEN ${max}::int ELSE 1 END
+               FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND run_after <= now() LIMIT ${deepAt}::int) due)`;
   const { rows } = await sql<Job>`
-    WITH claimed AS (
+    WITH picked AS MATERIALIZED (
+      SELECT id FROM jobs
+       WHERE status = 'queued' AND run_after <= now()
+       ORDER BY priority, created_at, id
+       FOR UPDATE SKIP LOCKED
+       LIMIT ${limit}),
+    claimed AS (
       UPDATE jobs
          SET status = 'processing',
              lease_owner = ${workerId},
@@ -20,24 +37,27 @@ export async function claimJob(db: Db, workerId: string, leaseSeconds: number): 
              started_at = now(),
              pages_processed = 0,
              updated_at = now()
-       WHERE id = (
-             SELECT id FROM jobs
-              WHERE status = 'queued' AND run_after <= now()
-              ORDER BY priority, created_at, id
-              FOR UPDATE SKIP LOCKED
-              LIMIT 1)
+       WHERE id IN (SELECT id FROM picked)
+         AND ${noFlushWait}
       RETURNING *),
     event AS (
       INSERT INTO job_events (tenant_id, job_id, kind, from_status, to_status, attempt, worker)
       SELECT tenant_id, id, 'claimed', 'queued', 'processing', attempts, ${workerId} FROM claimed),
+    per_batch AS (
+      SELECT batch_id, tenant_id, count(*)::int AS n FROM claimed
+       WHERE batch_id IS NOT NULL AND deleted_at IS NULL GROUP BY batch_id, tenant_id),
     batch AS (
       UPDATE batches b
-         SET counts = b.counts || jsonb_build_object('queued', (b.counts->>'queued')::int - 1, 'processing', (b.counts->>'processing')::int + 1),
+         SET counts = b.counts || jsonb_build_object('queued', (b.counts->>'queued')::int - c.n, 'processing', (b.counts->>'processing')::int + c.n),
              status = 'processing',
              finished_at = NULL,
              updated_at = now()
-        FROM claimed c
-       WHERE b.id = c.batch_id AND b.tenant_id = c.tenant_id AND c.deleted_at IS NULL AND b.counts ? 'total')
-    SELECT * FROM claimed`.execute(db);
-  return rows[0] ?? null;
+        FROM per_batch c
+       WHERE b.id = c.batch_id AND b.tenant_id = c.tenant_id AND b.counts ? 'total')
+    SELECT * FROM claimed ORDER BY priority, created_at, id`.execute(db);
+  return rows;
+}
+
+export async function claimJob(db: Db, workerId: string, leaseSeconds: number): Promise<Job | null> {
+  return (await claimJobs(db, workerId, leaseSeconds, 1))[0] ?? null;
 }

@@ -8,6 +8,7 @@ import { moveBatchJob } from '../domain/batches/batches.repository.js';
 import { recordEvent } from '../domain/documents/jobs.repository.js';
 import { openReview } from '../domain/reviews/reviews.repository.js';
 import { newId } from '../lib/ids.js';
+import { noFlushWait } from '../db/no-flush-wait.js';
 import { notifyQueued } from './notify.js';
 
 export interface HeartbeatAnswer {
@@ -15,6 +16,7 @@ export interface HeartbeatAnswer {
   cancelRequested: boolean;
 }
 
+/** A heartbeat's commit does not wait for the WAL flush: one lost in a database crash only shortens the lease. */
 export async function heartbeat(db: Db, jobId: string, workerId: string, leaseSeconds: number, pagesProcessed: number | null): Promise<HeartbeatAnswer> {
   const row = await db
     .updateTable('jobs')
@@ -26,6 +28,7 @@ export async function heartbeat(db: Db, jobId: string, workerId: string, leaseSe
     .where('id', '=', jobId)
     .where('lease_owner', '=', workerId)
     .where('status', '=', 'processing')
+    .where(noFlushWait)
     .returning('cancel_requested')
     .executeTakeFirst();
   return { held: !!row, cancelRequested: row?.cancel_requested ?? false };

@@ -139,7 +139,11 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     let judgeCanonical: CanonicalJson | null = null;
     let canonicalText: string | null = null;
     // One fresh read at job start: the whole run uses the policy in force now, never a stale cache.
-    // The tenant's remote OCR endpoint is looked up at the same time (one round trip for both).
+    // The tenant's remote OCR endpoint is looked up and the upload read from the blob store at the
+    // same time: one wait for all three. A re-extraction reads its stored canonical output instead.
+    const upload = job.run_kind === 'reextract' ? null : deps.blobs.readAll(job.sha256);
+    // Read whatever happens next, so a failed read never goes unhandled while the policy is awaited.
+    upload?.catch(() => undefined);
     const [policy, remoteOcr] = await Promise.all([deps.policy.current(job.tenant_id), remoteOcrFor(db, config, job.tenant_id)]);
     let imagesOfRun: { pageNumber: number; png: Uint8Array }[] = [];
     // The tenant's model endpoints: a judge endpoint makes the OCR second reading unnecessary.
@@ -149,7 +153,8 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       canonical = JSON.parse((await deps.blobs.readAll(stored.sha256!)).toString('utf8')) as CanonicalJson;
       format = job.content_type;
     } else {
-      const bytes = await deps.blobs.readAll(job.sha256);
+      // A re-extraction whose canonical output is gone runs the whole pipeline again.
+      const bytes = await (upload ?? deps.blobs.readAll(job.sha256));
       lap('load');
       await checkpoint();
       lap('checkpoints');

@@ -1,5 +1,6 @@
-// The document workers of one process: N pipeline threads fed by 2N loops that claim a job, run
-// it (the pipeline on a free thread of the pool) and claim the next. Idle loops sleep until a NOTIFY wakes them,
+// The document workers of one process: N pipeline threads fed by 2N loops that take a job (claimed
+// ahead by the process when the queue is deep, claim-buffer.ts), run it (the pipeline on a free
+// thread of the pool) and take the next. Idle loops sleep until a NOTIFY wakes them,
 // polling with backoff as the fallback. Every process that runs workers also runs the periodic
 // maintenance (stale-lease recovery, purges), each task under an advisory lock.
 import os from 'node:os';
@@ -12,7 +13,7 @@ import type { BlobStore } from '../storage/blob-store.js';
 import { createBlobStore } from '../storage/index.js';
 import { DeliveryWorkers } from '../delivery/delivery-workers.js';
 import { SourcePoller } from '../sources/source-poller.js';
-import { claimJob } from './claim.js';
+import { ClaimBuffer } from './claim-buffer.js';
 import { ForgeWorker } from './forge-workers.js';
 import { Maintenance } from './maintenance.js';
 import { queueListener } from './notify.js';
@@ -58,6 +59,7 @@ export class Workers {
   private readonly deliveries: DeliveryWorkers;
   private readonly sources: SourcePoller;
   private readonly idle = new WakeableSleep();
+  private readonly claimed: ClaimBuffer;
   private readonly runs = new Map<string, RunHandle>();
   private readonly shutdown = new AbortController();
   private loops: Promise<void>[] = [];
@@ -72,9 +74,11 @@ export class Workers {
     this.models = jobModelResolver(options.db, options.config);
     this.listener = queueListener(
       options.databaseUrl,
-      { onWake: () => this.wake(), onCancel: (jobId) => this.runs.get(jobId)?.cancel(), onDelivery: () => this.deliveries.wake() },
+      { onWake: () => this.wake(), onCancel: (jobId) => this.runs.get(jobId)?.cancel() ?? this.claimed.cancel(jobId), onDelivery: () => this.deliveries.wake() },
       options.log,
     );
+    // One claim takes a job for every loop when the queue is deep.
+    this.claimed = new ClaimBuffer(options.db, options.config.jobLeaseSeconds, Math.max(1, options.count) * LOOPS_PER_THREAD, options.log);
     this.maintenance = new Maintenance(options.db, this.blobs, options.config.recoveryIntervalSeconds, options.log);
     this.forge = new ForgeWorker(options.db, `${this.id}:forge`, options.log, {
       leaseSeconds: options.config.jobLeaseSeconds,
@@ -123,8 +127,9 @@ export class Workers {
     const deps = { db: this.options.db, blobs: this.blobs, policy: this.policy, config: this.options.config, pool: this.pool, log: this.options.log, models: this.models };
     while (!this.stopping) {
       let job;
+      const claimStarted = performance.now();
       try {
-        job = await claimJob(this.options.db, workerId, this.options.config.jobLeaseSeconds);
+        job = await this.claimed.take(workerId);
       } catch (err) {
         this.options.log.warn({ err, workerId }, 'claim failed; backing off');
         job = null;
@@ -136,9 +141,11 @@ export class Workers {
       }
       delay = min;
       this.active++;
-      this.options.log.info({ jobId: job.id, tenantId: job.tenant_id, attempt: job.attempts, workerId }, 'claimed');
+      // The lease belongs to the loop whose claim took the job (possibly another loop's, ahead of time).
+      const owner = job.lease_owner ?? workerId;
+      this.options.log.info({ jobId: job.id, tenantId: job.tenant_id, attempt: job.attempts, workerId: owner, claim_ms: Math.round(performance.now() - claimStarted) }, 'claimed');
       try {
-        await runJob(deps, job, workerId, this.shutdown.signal, (handle) => this.runs.set(job.id, handle));
+        await runJob(deps, job, owner, this.shutdown.signal, (handle) => this.runs.set(job.id, handle));
       } catch (err) {
         // runJob settles its own failures; this is a database outage while settling. The lease
         // lapses and recovery gives the job to a worker again.
@@ -163,6 +170,7 @@ export class Workers {
     await Promise.race([all, grace]);
     this.shutdown.abort();
     await all;
+    await this.claimed.releaseAll();
     await this.forge.stop();
     await this.maintenance.stop();
     await this.deliveries.stop();

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { noFlushWait } from '../db/no-flush-wait.js';
 import type { BlobStore, StagedFile } from './blob-store.js';
 
 export async function registerBlob(db: Db, sha256: string, size: number): Promise<void> {
@@ -30,16 +31,21 @@ export async function storeBytes(db: Db, store: BlobStore, bytes: Uint8Array): P
   return { sha256, size: bytes.length };
 }
 
-/** Registers several in-memory files in one statement, then writes them (a job's artifacts). */
+/**
+ * Registers several in-memory files in one statement, then writes them (a job's artifacts). The
+ * registration's commit does not wait for the WAL flush (db/no-flush-wait.ts): the settle that
+ * references these blobs waits for it, and so makes the registration durable first; a crash
+ * before it loses the registration together with the run, and the run's retry registers again.
+ */
 export async function storeAllBytes(db: Db, store: BlobStore, files: Uint8Array[]): Promise<{ sha256: string; size: number }[]> {
   const out = files.map((bytes) => ({ sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length }));
   const rows = [...new Map(out.map((f) => [f.sha256, { sha256: f.sha256, size_bytes: f.size }])).values()];
   if (rows.length) {
-    await db
-      .insertInto('blobs')
-      .values(rows)
-      .onConflict((oc) => oc.column('sha256').doUpdateSet({ touched_at: sql`now()` }))
-      .execute();
+    await sql`
+      INSERT INTO blobs (sha256, size_bytes)
+      SELECT b.sha256, b.size_bytes FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS b(sha256 text, size_bytes bigint)
+       WHERE ${noFlushWait}
+      ON CONFLICT (sha256) DO UPDATE SET touched_at = now()`.execute(db);
   }
   await Promise.all(files.map((bytes) => store.putBytes(bytes)));
   return out;

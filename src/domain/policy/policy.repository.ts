@@ -1,6 +1,7 @@
 // SQL for tenant policies, platform defaults and the policy version counter. Every write goes
 // through a transaction that first bumps the counter: the row lock serialises policy writers
 // (so "old" values in the audit are exact) and the new version tells other processes to refresh.
+import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import type { PolicyValues } from './policy.registry.js';
 import { knownValues } from './policy.resolve.js';
@@ -15,6 +16,17 @@ export async function findPlatformOverrides(db: Db | Tx): Promise<{ values: Poli
   const values = knownValues(Object.fromEntries(rows.map((r) => [r.name, r.value])));
   const updatedAt = rows.reduce<Date | null>((latest, r) => (latest && latest > r.updated_at ? latest : r.updated_at), null);
   return { values, updatedAt };
+}
+
+/**
+ * The platform's overrides and the tenant's own values in one statement: what a job reads when it
+ * starts (one round trip instead of two).
+ */
+export async function findPolicyLayers(db: Db | Tx, tenantId: string): Promise<{ platform: PolicyValues; tenant: PolicyValues }> {
+  const { rows } = await sql<{ platform: Record<string, unknown> | null; tenant: Record<string, unknown> | null }>`
+    SELECT (SELECT jsonb_object_agg(name, value) FROM platform_defaults) AS platform,
+           (SELECT values FROM tenant_policies WHERE tenant_id = ${tenantId}) AS tenant`.execute(db);
+  return { platform: knownValues(rows[0]?.platform), tenant: knownValues(rows[0]?.tenant) };
 }
 
 export async function currentPolicyVersion(db: Db): Promise<number> {

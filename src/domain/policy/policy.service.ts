@@ -12,6 +12,7 @@ import type { EffectivePolicy, PolicyName, PolicyValues } from './policy.registr
 import {
   bumpPolicyVersion,
   currentPolicyVersion,
+  findPolicyLayers,
   deleteTenantValues,
   findPlatformOverrides,
   findTenantValues,
@@ -135,8 +136,8 @@ export class PolicyService {
    * policy in force, even when a change from another process has not reached this cache yet.
    */
   async current(tenantId: string): Promise<EffectivePolicy> {
-    const [{ values }, own] = await Promise.all([findPlatformOverrides(this.db), findTenantValues(this.db, tenantId)]);
-    return deepFreeze(resolvePolicy(platformDefaults(values), own).effective);
+    const { platform, tenant } = await findPolicyLayers(this.db, tenantId);
+    return deepFreeze(resolvePolicy(platformDefaults(platform), tenant).effective);
   }
 
   /** Value and source of every field, and the effective view (GET /v1/admin/tenant-policy/{id}). Always fresh. */
