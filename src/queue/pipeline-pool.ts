@@ -209,13 +209,21 @@ class PipelineThread {
   private retireCurrent(why: 'idle' | 'high-water'): void {
     this.retiring = this.stop().finally(() => {
       this.retiring = null;
-      // What the ended thread's native libraries freed stays in glibc's arenas until asked for.
-      releaseFreedNativeMemory();
+      this.threadEnded();
       // After an idle spell V8's young generation can shrink too, and the collections free the
       // buffers the thread's results left behind: the allocator is asked again after them.
       if (why === 'idle') void collectIdleGarbage().then(releaseFreedNativeMemory);
-      this.mark.threadEnded();
     });
+  }
+
+  /**
+   * After any thread end, also one ended by the abort path: glibc is asked for what the thread's
+   * native libraries freed (it keeps that in its arenas otherwise), and the mark notes what the
+   * process kept.
+   */
+  private threadEnded(): void {
+    releaseFreedNativeMemory();
+    this.mark.threadEnded();
   }
 
   /** Ends the thread after a task that left it above the high-water mark; the next task starts a fresh one. */
@@ -264,7 +272,7 @@ class PipelineThread {
           // that is only waiting for an OCR inference frees its engines first (ending it mid-inference
           // takes the process down); one stuck in JavaScript is ended at once.
           this.worker = null;
-          void retire(worker, CLOSE_ACK_MS);
+          void retire(worker, CLOSE_ACK_MS).then(() => this.threadEnded());
         }, ABORT_GRACE_MS);
       };
       worker.on('message', onMessage);
