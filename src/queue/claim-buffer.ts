@@ -6,12 +6,10 @@
 // back to the queue as if never claimed. A process that dies with jobs here leaves their leases to
 // lapse: stale-lease recovery requeues them exactly as it does a job that died running.
 import type { Logger } from 'pino';
-import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Job } from '../db/documents-schema.js';
-import { noFlushWait } from '../db/no-flush-wait.js';
 import { claimJobs } from './claim.js';
-import { release } from './lease.js';
+import { heartbeatClaimed, release } from './lease.js';
 
 export class ClaimBuffer {
   private ready: Job[] = [];
@@ -78,13 +76,7 @@ export class ClaimBuffer {
       return;
     }
     try {
-      const { rows } = await sql<{ id: string; cancel_requested: boolean }>`
-        UPDATE jobs j
-           SET lease_expires_at = now() + make_interval(secs => ${this.leaseSeconds}), heartbeat_at = now()
-          FROM unnest(${waiting.map((w) => w.id)}::text[], ${waiting.map((w) => w.lease_owner)}::text[]) AS w(id, owner)
-         WHERE j.id = w.id AND j.lease_owner = w.owner AND j.status = 'processing' AND ${noFlushWait}
-        RETURNING j.id, j.cancel_requested`.execute(this.db);
-      const held = new Map(rows.map((r) => [r.id, r.cancel_requested]));
+      const held = await heartbeatClaimed(this.db, waiting, this.leaseSeconds);
       for (const job of waiting) {
         if (!held.has(job.id)) this.ready = this.ready.filter((j) => j !== job);
         else if (held.get(job.id)) job.cancel_requested = true;

@@ -55,6 +55,21 @@ export interface Outcome {
 }
 
 /**
+ * The same for several claimed jobs, each under its own lease owner, in one statement (jobs a
+ * process claimed ahead and has not started). Answers, for each job whose lease is still held,
+ * whether a cancel was requested.
+ */
+export async function heartbeatClaimed(db: Db, jobs: Pick<Job, 'id' | 'lease_owner'>[], leaseSeconds: number): Promise<Map<string, boolean>> {
+  const { rows } = await sql<{ id: string; cancel_requested: boolean }>`
+    UPDATE jobs j
+       SET lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), heartbeat_at = now()
+      FROM unnest(${jobs.map((w) => w.id)}::text[], ${jobs.map((w) => w.lease_owner)}::text[]) AS w(id, owner)
+     WHERE j.id = w.id AND j.lease_owner = w.owner AND j.status = 'processing' AND ${noFlushWait}
+    RETURNING j.id, j.cancel_requested`.execute(db);
+  return new Map(rows.map((r) => [r.id, r.cancel_requested]));
+}
+
+/**
  * The job's update, only while this worker still holds its lease, ending the lease. Answers only
  * the id and deletion: returning the whole row would send a megabyte result straight back.
  */
