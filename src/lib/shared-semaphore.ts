@@ -11,14 +11,14 @@ type WaitAsync = (cells: Int32Array, index: number, value: number, timeoutMs: nu
 const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
 
 export class SharedSemaphore {
+  /** Shared with the other threads (through workerData): slot 0 counts releases, then one slot per permit. */
+  readonly buffer: SharedArrayBuffer;
   private readonly cells: Int32Array;
 
   constructor(permitsOrBuffer: number | SharedArrayBuffer) {
     this.buffer = typeof permitsOrBuffer === 'number' ? new SharedArrayBuffer(4 * (1 + Math.max(1, permitsOrBuffer))) : permitsOrBuffer;
     this.cells = new Int32Array(this.buffer);
   }
-
-  readonly buffer: SharedArrayBuffer;
 
   get permits(): number {
     return this.cells.length - 1;

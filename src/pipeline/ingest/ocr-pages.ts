@@ -151,8 +151,9 @@ export async function ocrSourcePages(
     // Waiting for a permit is not the page's time: the limit starts once it may be read.
     const release = await acquireOcrPagePermit(() => options.signal?.aborted === true);
     if (!release) {
+      // The wait is given up only when the run was aborted: checkAborted throws its reason.
       checkAborted(options.signal);
-      continue;
+      throw new Error('the OCR page permit was refused without an abort');
     }
     try {
       // A text-layer page is read only for the judge: one engine suffices on a clean render.
