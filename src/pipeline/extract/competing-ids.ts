@@ -3,6 +3,7 @@
 // position picked is a guess among similar values, so it stays below the review floor; an id read
 // inside the recipient's block ("Bill to", "Nabywca") is the customer's and no issuer's field.
 import type { LocatedEntity } from '../entities/recognize.js';
+import { compactTaxId } from '../entities/tax-ids.js';
 import type { TextLine } from '../entities/text.js';
 import { recipientLines } from './parties.js';
 import type { Candidate } from './scalars.js';
@@ -13,7 +14,7 @@ const AMONG_SIMILAR = 0.68;
 
 const ID_CONCEPTS: Record<string, LocatedEntity['type']> = { tax_id: 'tax_id', iban: 'iban' };
 
-const compact = (v: unknown) => String(v).replace(/[\s.\-/]/g, '').toUpperCase();
+const compact = (v: unknown) => compactTaxId(String(v));
 /** The same id printed with and without its country prefix ("PL7740001454", "7740001454"). */
 const sameId = (a: string, b: string) => a === b || a.replace(/^[A-Z]{2}/, '') === b.replace(/^[A-Z]{2}/, '');
 

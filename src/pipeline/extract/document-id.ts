@@ -1,9 +1,9 @@
 // A document without an invoice number (a payment receipt, a booking confirmation) is known by its
 // booking, reservation or transaction id. That id stands in for the invoice number below the review
 // floor: it may as well be another document's (the booking's, the payment's).
-import { buildLabelIndex, findLabels } from './labels.js';
-import { type Candidate, type ScalarContext, labelCandidates, labelStops } from './scalars.js';
-import { type FieldSpec, schemaFields } from './schema-fields.js';
+import { ownLabelReader } from './own-labels.js';
+import type { Candidate, ScalarContext } from './scalars.js';
+import type { FieldSpec } from './schema-fields.js';
 
 const DOCUMENT_ID_SCHEMA = {
   type: 'object',
@@ -25,10 +25,6 @@ const STAND_IN = 0.5;
 export function documentIdStandIn(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
   if (spec.concept?.id !== 'invoice_number') return [];
   if (!ctx.lines.some((l) => /\b(?:booking|reservation|confirmation|transaction|buchung|reservierung|reserva|reservering)/i.test(l.text))) return [];
-  const fields = schemaFields(DOCUMENT_ID_SCHEMA);
-  const matches = findLabels(buildLabelIndex(fields), ctx.lines, ctx.plan);
-  const found = labelCandidates(fields[0]!, { ...ctx, labelKeyValues: [], labelCells: [] }, matches, labelStops(matches))
-    .filter((c) => typeof c.value === 'string' && /\d/.test(c.value))
-    .sort((a, b) => b.confidence - a.confidence || a.order - b.order)[0];
+  const found = ownLabelReader(DOCUMENT_ID_SCHEMA, ctx, ctx.plan)(0, (c) => typeof c.value === 'string' && /\d/.test(c.value));
   return found ? [{ ...found, confidence: Math.min(found.confidence, STAND_IN) }] : [];
 }

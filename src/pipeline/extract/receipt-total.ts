@@ -4,9 +4,8 @@
 // tax summary printed after the payment). Sums printed after a tax summary heading or after the
 // payment lines are summary figures, never the amount payable.
 import type { TextLine } from '../entities/text.js';
-import { buildLabelIndex, findLabels } from './labels.js';
-import { type Candidate, type ScalarContext, labelCandidates, labelStops } from './scalars.js';
-import { type FieldSpec, schemaFields } from './schema-fields.js';
+import { ownLabelReader } from './own-labels.js';
+import type { Candidate, ScalarContext } from './scalars.js';
 
 const TENDER_SCHEMA = {
   type: 'object',
@@ -42,17 +41,11 @@ interface Paid {
 function paid(ctx: ScalarContext): Paid | null {
   // Cheap test first: most documents have no payment lines at all.
   if (!ctx.lines.some((l) => /\b(?:cash|change|tender|paid|payment|credit|visa|tunai|baki)\b/i.test(l.text))) return null;
-  const fields = schemaFields(TENDER_SCHEMA);
-  const index = buildLabelIndex(fields);
-  const matches = findLabels(index, ctx.lines, true);
-  const stops = labelStops(matches);
-  const best = (field: FieldSpec, i: number): Candidate | null => {
-    const found = labelCandidates(field, { ...ctx, labelKeyValues: [], labelCells: [] }, matches.filter((m) => m.field === i), stops).filter((c) => typeof c.value === 'number' && c.value >= 0);
-    return found.sort((a, b) => b.confidence - a.confidence || a.order - b.order)[0] ?? null;
-  };
-  const tendered = best(fields[0]!, 0);
+  const read = ownLabelReader(TENDER_SCHEMA, ctx, true);
+  const amount = (c: Candidate) => typeof c.value === 'number' && c.value >= 0;
+  const tendered = read(0, amount);
   if (!tendered) return null;
-  const change = best(fields[1]!, 1);
+  const change = read(1, amount);
   const t = tendered.value as number;
   if (change && (change.value as number) < t) return { amount: Math.round((t - (change.value as number)) * 100) / 100, order: tendered.order, withChange: true, exact: change.value === 0 };
   return { amount: t, order: tendered.order, withChange: false, exact: false };
@@ -65,15 +58,8 @@ function paid(ctx: ScalarContext): Paid | null {
  */
 function sumOfParts(ctx: ScalarContext, cut: number): { amount: number; order: number } | null {
   if (!ctx.lines.some((l) => SUBTOTAL_WORD.test(l.text))) return null;
-  const fields = schemaFields(PARTS_SCHEMA);
-  const index = buildLabelIndex(fields);
-  const matches = findLabels(index, ctx.lines, true);
-  const stops = labelStops(matches);
-  const best = (i: number, after: number): Candidate | null => {
-    const found = labelCandidates(fields[i]!, { ...ctx, labelKeyValues: [], labelCells: [] }, matches.filter((m) => m.field === i), stops)
-      .filter((c) => typeof c.value === 'number' && c.value > 0 && c.order > after && c.order < cut);
-    return found.sort((a, b) => b.confidence - a.confidence || a.order - b.order)[0] ?? null;
-  };
+  const read = ownLabelReader(PARTS_SCHEMA, ctx, true);
+  const best = (i: number, after: number) => read(i, (c) => typeof c.value === 'number' && c.value > 0 && c.order > after && c.order < cut);
   const subtotal = best(0, -1);
   if (!subtotal) return null;
   const tax = best(1, subtotal.order);
