@@ -415,10 +415,21 @@ async function readPath(serverUrl: string, seconds: number) {
 
 // ---- 3. queue ------------------------------------------------------------------------------------
 
+/**
+ * The worker processes run Quire as shipped: compiled to dist/ (what `npm start` runs) and started
+ * by bin/quire.js. From the TypeScript sources, every pipeline thread would also carry tsx's
+ * loader (a hook thread and the compiled sources of its own), about 50–80 MB of a worker's
+ * resident memory and a second of each thread's start-up that no deployment has.
+ */
+async function buildWorkers(): Promise<void> {
+  log('compiling the server to dist/ for the worker processes (tsc -p tsconfig.build.json)');
+  await run(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { cwd: ROOT });
+}
+
 function workerProcess(s: Service, concurrency: number, env: Record<string, string> = {}, onLine?: (line: string) => void): ChildProcess {
-  // With --cpu-profile, each worker process writes a V8 profile of its main thread when it exits.
+  // With --cpu-profile, each worker process writes a V8 profile of each of its threads when it exits.
   const profile = opts['cpu-profile'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts['cpu-profile'])] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, 'bench/lib/worker-process.ts'), String(concurrency)], {
+  const child = spawn(process.execPath, [...profile, path.join(ROOT, 'bin/quire.js'), 'worker', '--concurrency', String(concurrency)], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: s.url, QUIRE_DATA_DIR: s.config.dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', onLine ? 'pipe' : 'ignore', 'inherit'],
@@ -495,7 +506,7 @@ async function drain(serverUrl: string, file: string, documents: number, process
     const queued = (await counts(s.db)).queued ?? 0;
     const started = performance.now();
     // The steady state is timed: from the 10th to the 90th percent of jobs finished. A worker's
-    // pipeline threads start on first use (about a second each from the TypeScript sources), and
+    // pipeline threads start on first use and run unoptimised code on their first documents, and
     // the in-process anchor's threads are warmed before it is timed, so the warm-up and the last
     // jobs' tail are left out of both the rate and the per-job figures.
     const from = Math.floor(queued * 0.1);
@@ -644,9 +655,10 @@ async function memory(serverUrl: string, documents: number) {
     }));
     const child = workerProcess(s, cores, { QUIRE_PIPELINE_IDLE_SECONDS: String(idleSeconds) });
     const samples: number[] = [];
+    const sampledAt: number[] = [];
     const sampler = setInterval(() => {
       const rss = child.pid ? vmRssBytes(child.pid) : null;
-      if (rss !== null) samples.push(rss);
+      if (rss !== null) samples.push(rss), sampledAt.push(Date.now());
     }, 500);
     const started = performance.now();
     try {
@@ -658,6 +670,16 @@ async function memory(serverUrl: string, documents: number) {
       const idle = vmRssBytes(child.pid!) ?? 0;
       const sorted = [...samples].sort((a, b) => a - b);
       const c = await counts(s.db);
+      // The jobs running at the three highest samples: what the peak is made of.
+      const ran = await s.db.selectFrom('jobs').select(['original_filename as filename', 'page_count', 'started_at', 'finished_at', sql<boolean>`result->'engine'->'ocr' is not null`.as('ocr')]).execute();
+      const atPeak = samples
+        .map((rss, i) => ({ rss, at: sampledAt[i]! }))
+        .sort((a, b) => b.rss - a.rss)
+        .slice(0, 3)
+        .map(({ rss, at }) => ({
+          rss_mb: mib(rss),
+          running: ran.filter((j) => j.started_at && j.started_at.getTime() <= at && (!j.finished_at || j.finished_at.getTime() >= at)).map((j) => `${j.filename} (${j.page_count ?? '?'} p${j.ocr ? ', OCR' : ''})`),
+        }));
       const ocrJobs = await s.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where(sql`result->'engine'->'ocr'`, 'is not', null).executeTakeFirst();
       const out = {
         documents,
@@ -680,11 +702,13 @@ async function memory(serverUrl: string, documents: number) {
         rss_at_end_mb: mib(atEnd),
         idle_rss_mb: mib(idle),
         idle_after_s: idleSeconds,
+        at_peak: atPeak,
         goal_peak_mb: 800,
         measured_at: new Date().toISOString(),
         load_average_1m: round(loadavg()[0], 2),
       };
       log(`4. memory: ${documents} mixed documents through one worker (${cores} threads) in ${out.seconds} s: RSS peak ${out.peak_rss_mb} MB, p50 ${out.p50_rss_mb} MB, p90 ${out.p90_rss_mb} MB, at the end ${out.rss_at_end_mb} MB, idle ${out.idle_rss_mb} MB (goal: peak ≤ 800 MB)`);
+      log(`   at the highest samples: ${JSON.stringify(atPeak)}`);
       return out;
     } finally {
       clearInterval(sampler);
@@ -703,6 +727,7 @@ async function main() {
   if (!serverUrl) throw new Error('DATABASE_URL is required: the bench creates and drops a scratch database there');
   log(`service bench: ${cores} cores (${cpus()[0]?.model ?? 'unknown cpu'}), load ${loadavg()[0].toFixed(2)}`);
   const result: Record<string, unknown> = { at: new Date().toISOString() };
+  if (wants('throughput') || wants('queue') || wants('memory')) await buildWorkers();
   if (wants('throughput')) result.throughput = await throughput(serverUrl);
   if (wants('read')) result.read_path = await readPath(serverUrl, Number(opts.seconds));
   if (wants('queue')) result.queue = await queue(serverUrl, Number(opts['queue-docs']));
