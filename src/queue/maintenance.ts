@@ -1,11 +1,12 @@
 // Periodic upkeep run by every worker process, each task under its own advisory lock so exactly
 // one process does it at a time: stale-lease recovery (every QUIRE_RECOVERY_INTERVAL_SECONDS), and
 // hourly purges: expired idempotency keys (24 h), soft-deleted jobs past the 30-day restore window
-// (with their artifacts and history), then blobs nothing references any more.
+// (with their artifacts and history), then blobs nothing references any more, and files in the
+// store that no blob row names (their registration was lost in a database crash).
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { purgeUnreferencedBlobs } from '../storage/blob-registry.js';
+import { purgeUnreferencedBlobs, sweepOrphanFiles } from '../storage/blob-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { recoverStale } from './recover.js';
 
@@ -18,6 +19,7 @@ export interface PurgeReport {
   idempotency_keys: number;
   jobs: number;
   blobs: number;
+  orphan_files: number;
 }
 
 export async function purge(db: Db, store: BlobStore, options: { blobGraceSeconds?: number } = {}): Promise<PurgeReport | null> {
@@ -30,7 +32,8 @@ export async function purge(db: Db, store: BlobStore, options: { blobGraceSecond
   });
   if (!locked) return null;
   const blobs = await purgeUnreferencedBlobs(db, store, options.blobGraceSeconds);
-  return { ...locked, blobs };
+  const orphanFiles = await sweepOrphanFiles(db, store, options.blobGraceSeconds);
+  return { ...locked, blobs, orphan_files: orphanFiles };
 }
 
 export class Maintenance {
@@ -69,7 +72,7 @@ export class Maintenance {
       if (Date.now() - this.lastPurge >= PURGE_EVERY_MS) {
         this.lastPurge = Date.now();
         const purged = await purge(this.db, this.store);
-        if (purged && (purged.jobs || purged.blobs)) this.log.info({ ...purged }, 'purged');
+        if (purged && (purged.jobs || purged.blobs || purged.orphan_files)) this.log.info({ ...purged }, 'purged');
       }
     } catch (err) {
       this.log.error({ err }, 'maintenance failed; trying again next interval');

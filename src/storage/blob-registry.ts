@@ -3,11 +3,14 @@
 // row BEFORE it writes the blob, and purge deletes the row and the blob in one transaction. An
 // upload racing a purge of the same content waits on the row lock, then re-creates the row and
 // writes the blob after purge removed it; a blob touched within the grace period is never purged.
+// The other way round, a file with no row: a registration that commits without waiting for the
+// WAL flush (a run's artifacts) can be lost in a database crash after its file was written; if
+// the run's retry writes other bytes, nothing refers to that file, and sweepOrphanFiles removes it.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { noFlushWait } from '../db/no-flush-wait.js';
-import type { BlobStore, StagedFile } from './blob-store.js';
+import type { BlobStore, StagedFile, StoredBlob } from './blob-store.js';
 
 export async function registerBlob(db: Db, sha256: string, size: number): Promise<void> {
   await db
@@ -77,4 +80,47 @@ export async function purgeUnreferencedBlobs(db: Db, store: BlobStore, graceSeco
     if (done) purged++;
   }
   return purged;
+}
+
+/** Files looked up against the blobs table per statement. */
+const SWEEP_BATCH = 500;
+
+/**
+ * Removes files in the store that have no row in the blobs table and were last written more than
+ * `graceSeconds` ago. A registration always commits its row before its file is written, so a file
+ * older than the grace period without a row belongs to a registration that was lost. Each file is
+ * removed while this sweep holds an uncommitted row for it: a registration of the same content
+ * arriving meanwhile waits on that row, then writes its file again after the sweep is done.
+ */
+export async function sweepOrphanFiles(db: Db, store: BlobStore, graceSeconds = 3600, limit = 1000): Promise<number> {
+  const cutoff = Date.now() - graceSeconds * 1000;
+  let removed = 0;
+  let batch: StoredBlob[] = [];
+  const flush = async () => {
+    const hashes = batch.map((b) => b.sha256);
+    batch = [];
+    const { rows } = await sql<{ sha256: string }>`
+      SELECT h.sha256 FROM unnest(${hashes}::text[]) AS h(sha256)
+       WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.sha256 = h.sha256)`.execute(db);
+    for (const { sha256 } of rows) {
+      if (removed >= limit) return;
+      const gone = await db.transaction().execute(async (tx) => {
+        const held = await sql`INSERT INTO blobs (sha256, size_bytes) VALUES (${sha256}, 0) ON CONFLICT (sha256) DO NOTHING RETURNING sha256`.execute(tx);
+        // Registered since the lookup: the file is wanted again.
+        if (!held.rows.length) return false;
+        await store.delete(sha256);
+        await sql`DELETE FROM blobs WHERE sha256 = ${sha256}`.execute(tx);
+        return true;
+      });
+      if (gone) removed++;
+    }
+  };
+  for await (const blob of store.list()) {
+    if (blob.modifiedAt.getTime() >= cutoff) continue;
+    batch.push(blob);
+    if (batch.length >= SWEEP_BATCH) await flush();
+    if (removed >= limit) return removed;
+  }
+  if (batch.length) await flush();
+  return removed;
 }

@@ -33,7 +33,18 @@ export interface BlobStore {
   readAll(sha256: string): Promise<Buffer>;
   exists(sha256: string): Promise<boolean>;
   delete(sha256: string): Promise<void>;
+  /** Every blob in the store with when it was last written, in no particular order. */
+  list(): AsyncIterable<StoredBlob>;
 }
+
+export interface StoredBlob {
+  sha256: string;
+  modifiedAt: Date;
+}
+
+const BLOB_NAME = /^[0-9a-f]{64}$/;
+/** Whether a name in the store is a blob's (anything else there is not the store's to touch). */
+export const isBlobName = (name: string): boolean => BLOB_NAME.test(name);
 
 /** A stored document's bytes are gone: never the caller's fault. */
 export class BlobNotFoundError extends QuireError<'blob_not_found'> {

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { BlobNotFoundError, type BlobStore, type ByteRange, type StagedFile, blobKey } from './blob-store.js';
+import { BlobNotFoundError, type BlobStore, type ByteRange, type StagedFile, type StoredBlob, blobKey, isBlobName } from './blob-store.js';
 
 export class LocalBlobStore implements BlobStore {
   readonly kind = 'local' as const;
@@ -69,5 +69,20 @@ export class LocalBlobStore implements BlobStore {
 
   async delete(sha256: string): Promise<void> {
     await fs.rm(this.file(sha256), { force: true });
+  }
+
+  async *list(): AsyncIterable<StoredBlob> {
+    const top = path.join(this.root, 'sha256');
+    const fanOut = await fs.readdir(top).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [] as string[];
+      throw err;
+    });
+    for (const dir of fanOut) {
+      for (const name of await fs.readdir(path.join(top, dir)).catch(() => [] as string[])) {
+        if (!isBlobName(name)) continue;
+        const stat = await fs.stat(path.join(top, dir, name)).catch(() => null);
+        if (stat?.isFile()) yield { sha256: name, modifiedAt: stat.mtime };
+      }
+    }
   }
 }

@@ -14,8 +14,9 @@ import {
   PutObjectCommand,
   S3Client,
   S3ServiceException,
+  paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
-import { BlobNotFoundError, type BlobStore, type ByteRange, type StagedFile, blobKey } from './blob-store.js';
+import { BlobNotFoundError, type BlobStore, type ByteRange, type StagedFile, type StoredBlob, blobKey, isBlobName } from './blob-store.js';
 
 export interface S3Location {
   bucket: string;
@@ -129,5 +130,15 @@ export class S3BlobStore implements BlobStore {
 
   async delete(sha256: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.key(sha256) }));
+  }
+
+  async *list(): AsyncIterable<StoredBlob> {
+    const prefix = this.location.prefix ? `${this.location.prefix}/sha256/` : 'sha256/';
+    for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket: this.location.bucket, Prefix: prefix })) {
+      for (const object of page.Contents ?? []) {
+        const name = object.Key?.slice(object.Key.lastIndexOf('/') + 1) ?? '';
+        if (isBlobName(name) && object.LastModified) yield { sha256: name, modifiedAt: object.LastModified };
+      }
+    }
   }
 }

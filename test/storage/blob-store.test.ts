@@ -17,13 +17,34 @@ import { UploadTooLargeError, stageStream } from '../../src/storage/staging.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-blobs-'));
 const objects = new Map<string, Buffer>();
+/** When each object was last written (ListObjectsV2's LastModified). */
+const writtenAt = new Map<string, Date>();
 const requests: string[] = [];
 let server: http.Server;
 let endpoint = '';
 
-/** Just enough of S3 for the store: HEAD, GET (with Range), PUT, DELETE on /bucket/key. */
+/** ListObjectsV2 on /bucket?list-type=2&prefix=…, in pages of two keys (so the store must follow continuation tokens). */
+function listObjects(url: URL, res: http.ServerResponse): void {
+  const bucket = url.pathname.replace(/^\/+|\/+$/g, '');
+  const prefix = url.searchParams.get('prefix') ?? '';
+  const keys = [...objects.keys()].filter((k) => k.startsWith(`/${bucket}/${prefix}`)).sort();
+  const start = Number(url.searchParams.get('continuation-token') ?? 0);
+  const page = keys.slice(start, start + 2);
+  const more = start + 2 < keys.length;
+  const contents = page
+    .map((k) => `<Contents><Key>${k.slice(bucket.length + 2)}</Key><LastModified>${writtenAt.get(k)!.toISOString()}</LastModified><Size>${objects.get(k)!.length}</Size></Contents>`)
+    .join('');
+  res.writeHead(200, { 'content-type': 'application/xml' });
+  res.end(
+    `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>${bucket}</Name><Prefix>${prefix}</Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>2</MaxKeys><IsTruncated>${more}</IsTruncated>${more ? `<NextContinuationToken>${start + 2}</NextContinuationToken>` : ''}${contents}</ListBucketResult>`,
+  );
+}
+
+/** Just enough of S3 for the store: HEAD, GET (with Range), PUT, DELETE on /bucket/key, and ListObjectsV2. */
 function fakeS3(req: http.IncomingMessage, res: http.ServerResponse): void {
-  const key = decodeURIComponent(new URL(req.url!, 'http://x').pathname);
+  const url = new URL(req.url!, 'http://x');
+  if (req.method === 'GET' && url.searchParams.get('list-type') === '2') return listObjects(url, res);
+  const key = decodeURIComponent(url.pathname);
   requests.push(`${req.method} ${key}`);
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
@@ -35,9 +56,11 @@ function fakeS3(req: http.IncomingMessage, res: http.ServerResponse): void {
     };
     if (req.method === 'PUT') {
       objects.set(key, Buffer.concat(chunks));
+      writtenAt.set(key, new Date());
       res.writeHead(200, { etag: '"x"' }).end();
     } else if (req.method === 'DELETE') {
       objects.delete(key);
+      writtenAt.delete(key);
       res.writeHead(204).end();
     } else if (!found) {
       missing();
@@ -101,6 +124,23 @@ describe.each(stores())('%s store', (_name, make) => {
     await expect(store.read(staged.sha256)).rejects.toBeInstanceOf(BlobNotFoundError);
     // A coded error, and never the caller's fault: reaching the HTTP layer it is a 500, not a 404.
     await expect(store.read(staged.sha256)).rejects.toMatchObject({ code: 'blob_not_found', kind: 'internal' });
+  });
+
+  it('lists every blob it holds with when it was written', async () => {
+    const store = make();
+    const contents = ['first listed', 'second listed', 'third listed'].map((t) => Buffer.from(t));
+    const before = Date.now() - 2_000;
+    for (const c of contents) await store.putBytes(c);
+    const listed = new Map<string, Date>();
+    for await (const blob of store.list()) listed.set(blob.sha256, blob.modifiedAt);
+    for (const c of contents) {
+      expect(listed.has(sha(c))).toBe(true);
+      expect(listed.get(sha(c))!.getTime()).toBeGreaterThan(before);
+      await store.delete(sha(c));
+    }
+    const after: string[] = [];
+    for await (const blob of store.list()) after.push(blob.sha256);
+    expect(after.filter((h) => contents.some((c) => sha(c) === h))).toEqual([]);
   });
 
   it('refuses a stream over the limit and leaves nothing behind', async () => {

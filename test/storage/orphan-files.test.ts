@@ -1,0 +1,68 @@
+// Files in the blob store that no blob row names: what a registration lost in a database crash
+// leaves behind (its commit did not wait for the WAL flush, its file was already written). The
+// sweep removes them once past the grace period, and never a file a registration wants.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../helpers/harness.js';
+import { registerBlob, storeAllBytes, sweepOrphanFiles } from '../../src/storage/blob-registry.js';
+import { blobKey } from '../../src/storage/blob-store.js';
+import { createBlobStore } from '../../src/storage/index.js';
+import { purge } from '../../src/queue/maintenance.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+const blobFile = (sha256: string) => path.join(h.config.dataDir, 'blobs', ...blobKey(sha256).split('/'));
+const twoHoursAgo = () => new Date(Date.now() - 2 * 3600 * 1000);
+const age = (sha256: string) => fs.utimesSync(blobFile(sha256), twoHoursAgo(), twoHoursAgo());
+
+describe('files without a blob row', () => {
+  it('are removed once past the grace period; registered and recent files stay', async () => {
+    const store = createBlobStore(h.config);
+    // Written by the store alone, as after a registration lost with the database's unflushed WAL.
+    const lost = await store.putBytes(Buffer.from('artifact of a run whose registration was lost'));
+    const lostRecently = await store.putBytes(Buffer.from('written a moment ago, its registration may be on its way'));
+    const [registered] = await storeAllBytes(h.db, store, [Buffer.from('artifact of a settled run')]);
+    age(lost.sha256);
+    age(registered!.sha256);
+
+    const report = await purge(h.db, store);
+    expect(report).toMatchObject({ orphan_files: 1 });
+    expect(await store.exists(lost.sha256)).toBe(false);
+    expect(await store.exists(lostRecently.sha256)).toBe(true);
+    expect(await store.exists(registered!.sha256)).toBe(true);
+    // The sweep's own hold on the row is gone with it.
+    expect(await h.db.selectFrom('blobs').select('sha256').where('sha256', '=', lost.sha256).execute()).toEqual([]);
+    expect(await sweepOrphanFiles(h.db, store)).toBe(0);
+  });
+
+  it('keeps a file whose registration commits while the sweep looks at it', async () => {
+    const store = createBlobStore(h.config);
+    const bytes = Buffer.from('the same content uploaded again while the sweep runs');
+    const { sha256 } = await store.putBytes(bytes);
+    age(sha256);
+    // A registration that has inserted its row but not committed: the sweep sees no row yet.
+    let registered!: () => void;
+    const rowInserted = new Promise<void>((resolve) => (registered = resolve));
+    let commit!: () => void;
+    const committed = new Promise<void>((resolve) => (commit = resolve));
+    const upload = h.db.transaction().execute(async (tx) => {
+      await registerBlob(tx, sha256, bytes.length);
+      registered();
+      await committed;
+    });
+    await rowInserted;
+    const sweep = sweepOrphanFiles(h.db, store);
+    // The sweep now waits on the registration's row; the registration then commits.
+    await new Promise((r) => setTimeout(r, 300));
+    commit();
+    await upload;
+    expect(await sweep).toBe(0);
+    expect(await store.exists(sha256)).toBe(true);
+    expect(await h.db.selectFrom('blobs').select('size_bytes').where('sha256', '=', sha256).executeTakeFirstOrThrow()).toEqual({ size_bytes: bytes.length });
+  });
+});
