@@ -18,7 +18,15 @@ export interface PipelineTask {
 export interface PipelineOutput {
   format: string;
   pageCount: number;
-  canonical: CanonicalJson;
+  /**
+   * The canonical document as JSON text, serialised once, in the thread: it is stored as the
+   * canonical_json artifact and spliced into the result as it is. Passing the object instead
+   * cost a structured clone on each side, more than the serialisation itself.
+   */
+  canonicalText: string;
+  /** What the worker reads without parsing canonicalText: the Markdown artifact, and each page's number and width (for its page image). */
+  markdown: string;
+  pages: { page_number: number; width: number }[];
   ocr: OcrReport | null;
   /** Judge mode: the document from each page's second reading. */
   judgeCanonical: CanonicalJson | null;

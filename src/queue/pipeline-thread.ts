@@ -55,7 +55,17 @@ async function run(id: number, task: PipelineTask, signal: AbortSignal): Promise
       images.push({ pageNumber: page.page_number, png: new Uint8Array(png) });
     }
   }
-  return { format: doc.format, pageCount: doc.page_count, canonical: toCanonicalJson(doc), ocr: doc.ocr, judgeCanonical: doc.judge && toCanonicalJson(doc.judge), images };
+  const canonical = toCanonicalJson(doc);
+  return {
+    format: doc.format,
+    pageCount: doc.page_count,
+    canonicalText: JSON.stringify(canonical),
+    markdown: canonical.markdown,
+    pages: canonical.pages.map((p) => ({ page_number: p.page_number, width: p.width })),
+    ocr: doc.ocr,
+    judgeCanonical: doc.judge && toCanonicalJson(doc.judge),
+    images,
+  };
 }
 
 port.on('message', (message: ToThread) => {

@@ -9,6 +9,7 @@ import { VERSION } from '../version.js';
 
 export interface RunFacts {
   format: string | null;
+  pagesProcessed: number;
   pageCount: number | null;
   pageImages: number;
   /** Re-extraction reused the stored canonical output instead of reading the file. */
@@ -28,8 +29,9 @@ export interface StageOutput {
   unavailable?: { stage: string; reason: string }[];
 }
 
-export function buildResult(job: Pick<Job, 'processing_mode' | 'template_id' | 'page_range'>, canonical: CanonicalJson, facts: RunFacts, stage: StageOutput = { stages: [] }) {
-  const result: Record<string, unknown> = { canonical };
+/** `canonical` null: the caller stores the result with the canonical document's text spliced in first. */
+export function buildResult(job: Pick<Job, 'processing_mode' | 'template_id' | 'page_range'>, canonical: CanonicalJson | null, facts: RunFacts, stage: StageOutput = { stages: [] }) {
+  const result: Record<string, unknown> = canonical ? { canonical } : {};
   if (stage.entities) result.entities = stage.entities;
   if (stage.extraction) result.extraction = stage.extraction;
   result.engine = {
@@ -38,7 +40,7 @@ export function buildResult(job: Pick<Job, 'processing_mode' | 'template_id' | '
     stages: ['ingest', ...(facts.ocr ? ['ocr'] : []), 'layout', 'canonical', ...stage.stages],
     format: facts.format,
     page_count: facts.pageCount,
-    pages_processed: canonical.pages.length,
+    pages_processed: facts.pagesProcessed,
     page_range: job.page_range,
     page_images: facts.pageImages,
     reused_canonical: facts.reusedCanonical,

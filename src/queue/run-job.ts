@@ -131,7 +131,9 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     if (job.cancel_requested) stop('cancelled');
     await checkpoint();
     lap('checkpoints');
-    let canonical: CanonicalJson;
+    // The canonical document as an object, parsed from its text only when a stage reads it.
+    let canonical: CanonicalJson | null = null;
+    let pagesProcessed = 0;
     let format: string | null = null;
     let pageCount: number | null = job.page_count;
     let artifacts: NewArtifact[] | undefined;
@@ -151,6 +153,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     const stored = job.run_kind === 'reextract' ? await findCanonicalArtifact(db, job.tenant_id, job.id) : undefined;
     if (stored) {
       canonical = JSON.parse((await deps.blobs.readAll(stored.sha256!)).toString('utf8')) as CanonicalJson;
+      pagesProcessed = canonical.pages.length;
       format = job.content_type;
     } else {
       // A re-extraction whose canonical output is gone runs the whole pipeline again.
@@ -186,19 +189,21 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       lap('pipeline');
       await checkpoint();
       lap('checkpoints');
-      canonical = output.canonical;
       format = output.format;
       pageCount = output.pageCount;
+      pagesProcessed = output.pages.length;
       ocr = output.ocr;
       judgeCanonical = output.judgeCanonical;
       imagesOfRun = output.images;
-      canonicalText = JSON.stringify(output.canonical);
-      artifacts = await storeArtifacts(deps, job, output, canonicalText);
+      canonicalText = output.canonicalText;
+      artifacts = await storeArtifacts(deps, job, output);
       lap('artifacts');
     }
     await checkpoint();
     lap('checkpoints');
-    const stage = await extractStage(deps, job, canonical, policy, judgeCanonical, {
+    const text = canonicalText;
+    const canonicalDoc = (): CanonicalJson => (canonical ??= JSON.parse(text!) as CanonicalJson);
+    const stage = await extractStage(deps, job, canonicalDoc, policy, judgeCanonical, {
       format,
       models,
       pageImages: () => pageImagesOf(deps, job, stored ? null : imagesOfRun),
@@ -213,6 +218,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       {
         format,
         pageCount,
+        pagesProcessed,
         pageImages: artifacts ? artifacts.filter((a) => a.kind === 'page_image').length : 0,
         reusedCanonical: !!stored,
         ocr,
@@ -224,7 +230,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       result,
       ...(canonicalText ? { resultText: resultWithCanonicalText(result, canonicalText) } : {}),
       page_count: pageCount,
-      pages_processed: canonical.pages.length,
+      pages_processed: pagesProcessed,
       classification,
       template_version: stage.templateVersion,
       review_reasons: stage.reviewReasons,
@@ -233,9 +239,11 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     lap('settle');
     if (!settled) log.warn({ jobId: job.id, workerId }, 'lost the lease before settling; another worker owns the job now');
     else {
-      log.info({ jobId: job.id, tenantId: job.tenant_id, pages: canonical.pages.length, status: stage.status, timings_ms: timings }, 'job settled');
+      log.info({ jobId: job.id, tenantId: job.tenant_id, pages: pagesProcessed, status: stage.status, timings_ms: timings }, 'job settled');
       // Learning from use: a document completed under a template becomes one of its exemplars.
-      if (stage.status === 'completed') await recordExemplar(db, { id: job.id, tenant_id: job.tenant_id, content_type: job.content_type, result }, 'completed');
+      if (stage.status === 'completed' && stage.output.extraction) {
+        await recordExemplar(db, { id: job.id, tenant_id: job.tenant_id, content_type: job.content_type, result: { ...result, canonical: canonicalDoc() } }, 'completed');
+      }
     }
   } catch (err) {
     await onFailure(deps, job, workerId, reason, err);
@@ -271,9 +279,10 @@ export interface StageContext {
  * The extraction's decision settles the job: completed, needs_review (a review opens with the
  * reasons) or rejected.
  */
-export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonical: CanonicalJson, policy: EffectivePolicy, judgeCanonical: CanonicalJson | null = null, context: StageContext = {}): Promise<Stage> {
+export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonicalDoc: () => CanonicalJson, policy: EffectivePolicy, judgeCanonical: CanonicalJson | null = null, context: StageContext = {}): Promise<Stage> {
   const done = (output: StageOutput): Stage => ({ status: 'completed', templateVersion: null, reviewReasons: [], output });
   if (job.processing_mode === 'canonical') return done({ stages: [] });
+  const canonical = canonicalDoc();
   if (job.processing_mode === 'entities') {
     return done({ entities: runEntities(canonical, policy), stages: ['entities'], notes: { generic_entities_enabled: policy.generic_entities_enabled } });
   }
@@ -428,10 +437,9 @@ function resultWithCanonicalText(result: Record<string, unknown>, canonicalText:
   return `{"canonical":${canonicalText}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`;
 }
 
-async function storeArtifacts(deps: RunDeps, job: Job, output: PipelineOutput, canonicalText: string): Promise<NewArtifact[]> {
+async function storeArtifacts(deps: RunDeps, job: Job, output: PipelineOutput): Promise<NewArtifact[]> {
   const base = baseName(job.original_filename);
-  const { canonical } = output;
-  const files = await storeAllBytes(deps.db, deps.blobs, [Buffer.from(canonicalText), Buffer.from(canonical.markdown, 'utf8')]);
+  const files = await storeAllBytes(deps.db, deps.blobs, [Buffer.from(output.canonicalText), Buffer.from(output.markdown, 'utf8')]);
   const out: NewArtifact[] = [
     { kind: 'canonical_json', page_number: null, filename: `${base}.canonical.json`, content_type: 'application/json', size_bytes: files[0]!.size, sha256: files[0]!.sha256 },
     { kind: 'markdown', page_number: null, filename: `${base}.md`, content_type: 'text/markdown; charset=utf-8', size_bytes: files[1]!.size, sha256: files[1]!.sha256 },
@@ -439,7 +447,7 @@ async function storeArtifacts(deps: RunDeps, job: Job, output: PipelineOutput, c
   if (!DRAWN_FORMATS.has(output.format)) return out;
   // A page whose OCR turned it is drawn turned too, so evidence boxes land on the right pixels.
   const turns = new Map(output.ocr?.pages.map((p) => [p.page_number, p.preprocessing.rotation_degrees / 90]) ?? []);
-  for (const page of canonical.pages) {
+  for (const page of output.pages) {
     const render: PageRender = { dpi: PAGE_IMAGE_DPI, quarter_turns: turns.get(page.page_number) ?? 0, width_pt: page.width };
     out.push({
       kind: 'page_image',

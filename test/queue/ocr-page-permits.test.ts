@@ -29,8 +29,8 @@ describe('OCR page permits', () => {
       const [a, b] = await Promise.all([runScan(pool, data('funsd/images/82092117.png')), runScan(pool, data('sroie/img/006.jpg'))]);
       expect(a.ocr?.pages.length).toBe(1);
       expect(b.ocr?.pages.length).toBe(1);
-      expect(a.canonical.text.length).toBeGreaterThan(100);
-      expect(b.canonical.text.length).toBeGreaterThan(100);
+      expect((JSON.parse(a.canonicalText) as { text: string }).text.length).toBeGreaterThan(100);
+      expect((JSON.parse(b.canonicalText) as { text: string }).text.length).toBeGreaterThan(100);
     } finally {
       clearInterval(sampler);
     }

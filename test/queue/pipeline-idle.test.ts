@@ -48,7 +48,7 @@ describe('idle pipeline threads', () => {
     await untilNoLiveThread(pool, 170_000);
     expect(pool.idleEndedThreads).toBe(1);
     const second = await run(pool, scan, true);
-    expect(second.canonical.text).toBe(first.canonical.text);
+    expect((JSON.parse(second.canonicalText) as { text: string }).text).toBe((JSON.parse(first.canonicalText) as { text: string }).text);
   }, 400_000);
 
   it('keeps a busy thread: the spell counts from the end of the last task', async () => {

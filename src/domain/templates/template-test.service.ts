@@ -58,8 +58,8 @@ export async function canonicalOf(deps: TestDeps, principal: Principal, policy: 
       { signal: AbortSignal.timeout(TEST_TIMEOUT_MS), abortKind: () => 'timeout' },
     );
     return {
-      canonical: output.canonical,
-      source: { kind: 'file' as const, job_id: null, filename: input.filename, page_count: output.pageCount, pages_processed: output.canonical.pages.length, format: output.format },
+      canonical: JSON.parse(output.canonicalText) as CanonicalJson,
+      source: { kind: 'file' as const, job_id: null, filename: input.filename, page_count: output.pageCount, pages_processed: output.pages.length, format: output.format },
       ms: performance.now() - started,
       ocr: output.ocr,
     };
