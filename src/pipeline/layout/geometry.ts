@@ -32,10 +32,30 @@ export const overlapX = (a: BBox, b: BBox) => Math.max(0, Math.min(a[2], b[2]) -
 export const contains = (outer: BBox, x: number, y: number, slack = 0) =>
   x >= outer[0] - slack && x <= outer[2] + slack && y >= outer[1] - slack && y <= outer[3] + slack;
 
+/** Reused by median: layout takes thousands of medians of a few values per page. */
+let scratch = new Float64Array(64);
+
+/**
+ * Upper median. The values are sorted in a reused typed array, which sorts numerically without
+ * calling back into a comparator (short lists by insertion), so no copy of the list is made.
+ */
 export function median(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  return s[s.length >> 1];
+  const n = values.length;
+  if (n === 0) return 0;
+  if (n === 1) return values[0];
+  if (n > scratch.length) scratch = new Float64Array(Math.max(n, scratch.length * 2));
+  const s = scratch;
+  if (n <= 16) {
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      let j = i;
+      for (; j > 0 && s[j - 1] > v; j--) s[j] = s[j - 1];
+      s[j] = v;
+    }
+    return s[n >> 1];
+  }
+  for (let i = 0; i < n; i++) s[i] = values[i];
+  return s.subarray(0, n).sort()[n >> 1];
 }
 
 /** Two decimals are plenty for points and keep the JSON small. */

@@ -3,6 +3,7 @@
 // with TJ offsets instead of space characters; 0.25 sits between letter spacing, rarely above
 // 0.1 em, and the narrowest word spaces, ~0.25 em).
 import type { BBox, Word } from '../../canonical/model.js';
+import { median } from '../../layout/geometry.js';
 import type { PdfChar } from './pdf-chars.js';
 
 export interface PdfWord extends Word {
@@ -91,12 +92,11 @@ function makeWord(chars: PdfChar[]): PdfWord {
     if (c.bold) bold++;
     sizes.push(c.fontSize);
   }
-  sizes.sort((x, y) => x - y);
   return {
     text,
     bbox,
     confidence: 1,
-    fontSize: sizes[sizes.length >> 1],
+    fontSize: median(sizes),
     bold: bold * 2 > chars.length,
     font: chars[chars.length >> 1].font,
     quarter: chars[0].quarter,
