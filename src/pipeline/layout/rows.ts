@@ -27,9 +27,8 @@ export const sameRow = (a: BBox, b: BBox) =>
 
 /** Rows from top to bottom, each with its words left to right. */
 export function groupRows(words: readonly Word[]): Row[] {
-  const sorted = [...words].sort((a, b) => centerY(a.bbox) - centerY(b.bbox) || a.bbox[0] - b.bbox[0]);
   const rows: (Row & { core: BBox })[] = [];
-  for (const w of sorted) {
+  for (const w of byCentreY(words)) {
     // The row's "core" is its first word's box: comparing with the growing union would let a
     // row creep downwards word by word.
     let target: (typeof rows)[number] | undefined;
@@ -44,8 +43,35 @@ export function groupRows(words: readonly Word[]): Row[] {
       target.bbox = union([target.bbox, w.bbox]);
     } else rows.push({ words: [w], bbox: [...w.bbox], core: w.bbox });
   }
-  for (const r of rows) r.words.sort((a, b) => a.bbox[0] - b.bbox[0]);
+  for (const r of rows) if (!leftToRight(r.words)) r.words.sort((a, b) => a.bbox[0] - b.bbox[0]);
   return rows.sort((a, b) => a.bbox[1] - b.bbox[1]).map(({ words: ws, bbox }) => ({ words: ws, bbox }));
+}
+
+/**
+ * Words by vertical centre, then left edge; ties keep their input order (a stable sort). The
+ * keys are computed once instead of in every comparison.
+ */
+function byCentreY(words: readonly Word[]): Word[] {
+  const n = words.length;
+  const cy = new Float64Array(n);
+  const x0 = new Float64Array(n);
+  const order = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const b = words[i].bbox;
+    cy[i] = centerY(b);
+    x0[i] = b[0];
+    order[i] = i;
+  }
+  order.sort((a, b) => cy[a] - cy[b] || x0[a] - x0[b]);
+  const out = new Array<Word>(n);
+  for (let i = 0; i < n; i++) out[i] = words[order[i]];
+  return out;
+}
+
+/** Already ordered by left edge (then sorting would leave it as it is). */
+function leftToRight(words: readonly Word[]): boolean {
+  for (let i = 1; i < words.length; i++) if (words[i].bbox[0] < words[i - 1].bbox[0]) return false;
+  return true;
 }
 
 /** Words with a letter or digit: dot leaders (". . . .") would otherwise set every metric. */
