@@ -13,22 +13,28 @@ export function textGutters(rows: readonly Row[], bbox: BBox, minWidth: number):
   const bins = Math.ceil((bbox[2] - bbox[0]) / STEP) + 1;
   if (bins <= 2 || bins > 20_000) return [];
   const bin = (x: number) => Math.max(0, Math.min(bins - 1, Math.floor((x - bbox[0]) / STEP)));
+  // cover[b]: rows with a word over bin b. A row counts once per bin: `last` holds the row that
+  // counted each bin last, so only the bins under words are visited.
   const cover = new Uint16Array(bins);
-  for (const row of rows) {
-    const seen = new Uint8Array(bins);
-    for (const w of row.words) for (let b = bin(w.bbox[0]); b <= bin(w.bbox[2]); b++) seen[b] = 1;
-    for (let b = 0; b < bins; b++) cover[b] += seen[b];
-  }
+  const last = new Int32Array(bins).fill(-1);
+  rows.forEach((row, r) => {
+    for (const w of row.words)
+      for (let b = bin(w.bbox[0]), end = bin(w.bbox[2]); b <= end; b++)
+        if (last[b] !== r) {
+          last[b] = r;
+          cover[b]++;
+        }
+  });
   // Only gaps between text count: the margins left and right of all words are not gutters.
   let first = 0;
   while (first < bins && cover[first] === 0) first++;
-  let last = bins - 1;
-  while (last > first && cover[last] === 0) last--;
+  let lastUsed = bins - 1;
+  while (lastUsed > first && cover[lastUsed] === 0) lastUsed--;
   const allowed = Math.floor(rows.length * 0.15);
   const out: { at: number; width: number }[] = [];
   let start = -1;
-  for (let b = first; b <= last + 1; b++) {
-    const free = b <= last && cover[b] <= allowed;
+  for (let b = first; b <= lastUsed + 1; b++) {
+    const free = b <= lastUsed && cover[b] <= allowed;
     if (free && start < 0) start = b;
     if (!free && start >= 0) {
       if ((b - start) * STEP >= minWidth) out.push({ at: bbox[0] + ((start + b) / 2) * STEP, width: (b - start) * STEP });
