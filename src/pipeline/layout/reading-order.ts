@@ -124,8 +124,15 @@ function gutterCut(region: FlowItem[], h: number): [FlowItem[], FlowItem[]] | nu
   const [x0, y0, x1, y1] = extent(region);
   const bins = Math.ceil(x1 - x0);
   if (bins < 4 || bins > 20_000) return null;
+  // Items over each 1-pt bin: +1 where an item starts, -1 past its end, summed left to right.
+  const delta = new Int32Array(bins + 1);
+  for (const i of region) {
+    const from = Math.max(0, Math.floor(i.bbox[0] - x0));
+    const to = Math.min(bins, Math.ceil(i.bbox[2] - x0));
+    if (from < to) (delta[from]++, delta[to]--);
+  }
   const cover = new Uint16Array(bins);
-  for (const i of region) for (let b = Math.max(0, Math.floor(i.bbox[0] - x0)); b < Math.min(bins, Math.ceil(i.bbox[2] - x0)); b++) cover[b]++;
+  for (let b = 0, n = 0; b < bins; b++) cover[b] = n += delta[b];
   const allowed = Math.floor(region.length * MAX_CROSSING);
   const runs: Gap[] = [];
   for (let b = 0, start = -1; b <= bins; b++) {
