@@ -30,8 +30,7 @@ export const foldKey = (text: string) => fold(text).replace(/[^\p{L}\p{N}#%]+/gu
 export const wordsText = (ws: readonly Word[]) => ws.map((w) => w.text).join(' ');
 
 /** Starts with a letter, at most six words and 40 characters, not the end of a sentence. */
-export function isLabel(ws: readonly Word[], allowColon = false): boolean {
-  const raw = wordsText(ws);
+export function isLabel(ws: readonly Word[], allowColon = false, raw = wordsText(ws)): boolean {
   const text = allowColon ? raw.replace(/\s*:$/, '') : raw;
   return ws.length > 0 && ws.length <= MAX_KEY_WORDS && text.length <= MAX_KEY_CHARS && /^[\p{L}#]/u.test(text) && !/[.!?]$/.test(text.replace(/\b(?:no|nr|n°)\.$/i, 'no'));
 }
@@ -39,10 +38,10 @@ export function isLabel(ws: readonly Word[], allowColon = false): boolean {
 export const isKnownLabel = (text: string) => KNOWN.has(foldKey(text.replace(/\s*:$/, '')));
 
 /** How sure it is that these words are a key; null: they are not. */
-export function keyness(ws: readonly Word[]): Keyness | null {
-  const text = wordsText(ws);
-  if (/:$/.test(text)) return isLabel(ws, true) ? 'colon' : null;
-  if (!isLabel(ws)) return null;
+/** `text` is wordsText(ws), when the caller holds it already. */
+export function keyness(ws: readonly Word[], text = wordsText(ws)): Keyness | null {
+  if (/:$/.test(text)) return isLabel(ws, true, text) ? 'colon' : null;
+  if (!isLabel(ws, false, text)) return null;
   if (isKnownLabel(text)) return 'known';
   // A label set in bold among regular words (text layers only).
   if (ws.every((w) => w.bold)) return 'known';
@@ -53,10 +52,10 @@ export function keyness(ws: readonly Word[]): Keyness | null {
  * A phrase that reads as a caption although no vocabulary label spells it: it starts or ends
  * with one ("Sender Fax Number", "HOME PHONE", "NAME OF GUEST"). Such a phrase is no value.
  */
-export function isCaptionLike(ws: readonly Word[]): boolean {
-  if (!isLabel(ws, true) || /\d/.test(wordsText(ws))) return false;
-  const folded = foldKey(wordsText(ws)).split(' ');
-  return KNOWN.has(folded[0]!) || KNOWN.has(folded[folded.length - 1]!) || /:$/.test(wordsText(ws));
+export function isCaptionLike(ws: readonly Word[], text = wordsText(ws)): boolean {
+  if (!isLabel(ws, true, text) || /\d/.test(text)) return false;
+  const folded = foldKey(text).split(' ');
+  return KNOWN.has(folded[0]!) || KNOWN.has(folded[folded.length - 1]!) || /:$/.test(text);
 }
 
 const DATE = /^(?:\d{1,4}[./-]\s?\d{1,2}[./-]\s?\d{1,4}|\d{1,2}\.?\s+\p{L}{3,}\.?,?\s+\d{2,4}|\p{L}{3,}\.?\s+\d{1,2},?\s+\d{2,4})$/u;

@@ -33,7 +33,8 @@ export function phraseRows(words: readonly Word[]): Phrase[][] {
 }
 
 export function phrase(ws: Word[], row: number, h: number): Phrase {
-  return { words: ws, text: wordsText(ws), bbox: union(ws.map((w) => w.bbox)), row, h, key: keyness(ws), caption: isCaptionLike(ws), used: false };
+  const text = wordsText(ws);
+  return { words: ws, text, bbox: union(ws.map((w) => w.bbox)), row, h, key: keyness(ws, text), caption: isCaptionLike(ws, text), used: false };
 }
 
 export function splitAtGaps(words: readonly Word[], gap: number): Word[][] {
