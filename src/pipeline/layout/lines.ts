@@ -24,9 +24,12 @@ export function piecesToLines(pieces: readonly Word[][]): Line[] {
 }
 
 const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/gu;
+const ANY_RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/u;
 const LETTER = /\p{L}/gu;
 function rtlShare(words: readonly Word[]): number {
   const text = words.map((w) => w.text).join('');
+  // Without a right-to-left letter the share is 0, whatever the count of letters.
+  if (!ANY_RTL.test(text)) return 0;
   const letters = text.match(LETTER)?.length ?? 0;
   return letters === 0 ? 0 : (text.match(RTL)?.length ?? 0) / letters;
 }
