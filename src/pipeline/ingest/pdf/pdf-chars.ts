@@ -94,7 +94,8 @@ function safeChar(code: number): string {
  * unrotated space; the page's /Rotate (also clockwise) turns it further on display.
  */
 function quarterTurns(angleRad: number, pageRotation: number): number {
-  if (angleRad < 0) return pageRotation / 90; // -1: unknown, treat as upright on the page
+  // -1: unknown, treat as upright on the page; 0 (most text) adds no turn either.
+  if (angleRad <= 0) return pageRotation / 90;
   return ((Math.round(angleRad / (Math.PI / 2)) % 4) + pageRotation / 90) % 4;
 }
 

@@ -21,7 +21,7 @@ export function charsToWords(chars: PdfChar[]): PdfWord[] {
     cur = [];
   };
   for (const c of chars) {
-    if (/^\s$/u.test(c.text) || c.text === '\u00a0') {
+    if (isSpace(c.text)) {
       flush();
       continue;
     }
@@ -37,6 +37,14 @@ export function charsToWords(chars: PdfChar[]): PdfWord[] {
   }
   flush();
   return words;
+}
+
+/** A whitespace character (readChars gives one shared " " for most); printable ASCII never is. */
+function isSpace(text: string): boolean {
+  if (text === ' ') return true;
+  const code = text.charCodeAt(0);
+  if (text.length === 1 && code > 0x20 && code < 0x7f) return false;
+  return /^\s$/u.test(text) || text === '\u00a0';
 }
 
 /** Letters that Latin fonts join into ligature glyphs (ff, fi, fl, ffi, ffl, ft, st). */
