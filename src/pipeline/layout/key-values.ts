@@ -13,6 +13,7 @@ import { hasValueShape, isKnownLabel, isLabel, wordsText } from './form-labels.j
 import { overlapX, overlapY, union } from './geometry.js';
 import { gridKeyValues, headsValueRow, startsCaptionBand } from './key-grid.js';
 import { type Phrase, phraseRows } from './phrases.js';
+import { type Row, groupRows } from './rows.js';
 
 import { tableCellKeyValues, tableKeyValues } from './table-key-values.js';
 
@@ -21,9 +22,12 @@ export function findKeyValues(lines: readonly Line[]): KeyValue[] {
   return pageKeyValues(lines.flatMap((l) => l.words));
 }
 
-/** A page's pairs from its words, then those its tables state through their cells (where the words gave none). */
-export function pageKeyValues(words: readonly Word[], tables: readonly Table[] = []): KeyValue[] {
-  const found = wordKeyValues(words);
+/**
+ * A page's pairs from its words, then those its tables state through their cells (where the
+ * words gave none). `rows` is groupRows(words), when the caller has it already.
+ */
+export function pageKeyValues(words: readonly Word[], tables: readonly Table[] = [], rows?: readonly Row[]): KeyValue[] {
+  const found = wordKeyValues(rows ?? groupRows(words));
   const fromCells = [...tableKeyValues(tables), ...tableCellKeyValues(tables)].filter((t) => !found.some((kv) => sameValue(kv, t)));
   return [...found, ...fromCells].sort((a, b) => a.key_bbox[1] - b.key_bbox[1] || a.key_bbox[0] - b.key_bbox[0]);
 }
@@ -35,8 +39,8 @@ function sameValue(a: KeyValue, b: KeyValue): boolean {
   return (overlapX(a.value_bbox, b.value_bbox) * overlapY(a.value_bbox, b.value_bbox)) / Math.min(area(a.value_bbox), area(b.value_bbox)) > 0.5;
 }
 
-function wordKeyValues(words: readonly Word[]): KeyValue[] {
-  const rows = phraseRows(words);
+function wordKeyValues(textRows: readonly Row[]): KeyValue[] {
+  const rows = phraseRows(textRows);
   const out: KeyValue[] = [];
   for (const row of rows) for (const pair of checkedBoxes(row)) out.push(pair);
   const inline = rows.flatMap((row) => row.map((p) => ({ phrase: p, pairs: inlinePairs(p) })));

@@ -46,7 +46,8 @@ export function layoutPage(input: LayoutInput, style: TextStyle): PageLayout {
 function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageLayout {
   if (words.length === 0) return { blocks: [], tables: [], key_values: [] };
   const lineHeight = typicalHeight(words);
-  const space = typicalSpace(groupRows(words), lineHeight);
+  const rows = groupRows(words);
+  const space = typicalSpace(rows, lineHeight);
   const found: FoundTable[] = findRuledTables(normaliseRules(rules), words, space);
   const claimed = new Set(found.flatMap((f) => f.words));
   let free = words.filter((w) => !claimed.has(w));
@@ -92,7 +93,7 @@ function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageL
     addPieces();
   }
   flush();
-  return { blocks, tables, key_values: pageKeyValues(words, tables) };
+  return { blocks, tables, key_values: pageKeyValues(words, tables, rows) };
 }
 
 /** The next line starts above the previous one's bottom, or shares no horizontal extent with it. */
