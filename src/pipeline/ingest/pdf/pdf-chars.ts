@@ -2,7 +2,7 @@
 // PDFium's "loose" char box spans the font's ascent to descent, so every character of a line
 // shares one top and bottom; the tight box would make "a" and "T" look like different lines.
 import type { BBox } from '../../canonical/model.js';
-import { type Affine, type PdfPage, applyAffine } from './pdf-page.js';
+import type { Affine, PdfPage } from './pdf-page.js';
 import type { PdfDocument } from './pdf-document.js';
 
 export interface PdfChar {
@@ -78,9 +78,12 @@ export function readChars(doc: PdfDocument, page: PdfPage): PdfChar[] {
   }
 }
 
+/** applyAffine on both corners, written out: this runs for every character of the document. */
 function toDisplayBox(m: Affine, left: number, top: number, right: number, bottom: number): BBox {
-  const [ax, ay] = applyAffine(m, left, top);
-  const [bx, by] = applyAffine(m, right, bottom);
+  const ax = m[0] * left + m[2] * top + m[4];
+  const ay = m[1] * left + m[3] * top + m[5];
+  const bx = m[0] * right + m[2] * bottom + m[4];
+  const by = m[1] * right + m[3] * bottom + m[5];
   return [Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by)];
 }
 
