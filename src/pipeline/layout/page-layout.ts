@@ -50,15 +50,18 @@ function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageL
   const space = typicalSpace(rows, lineHeight);
   const found: FoundTable[] = findRuledTables(normaliseRules(rules), words, space);
   const claimed = new Set(found.flatMap((f) => f.words));
-  let free = words.filter((w) => !claimed.has(w));
-  for (const f of findUnruledTables(groupRows(free), lineHeight, space)) {
+  // Rows are grouped again only when tables took words: the same words give the same rows.
+  const ruledFree = words.filter((w) => !claimed.has(w));
+  const ruledFreeRows = ruledFree.length === words.length ? rows : groupRows(ruledFree);
+  for (const f of findUnruledTables(ruledFreeRows, lineHeight, space)) {
     found.push(f);
     for (const w of f.words) claimed.add(w);
   }
-  free = free.filter((w) => !claimed.has(w));
+  const free = ruledFree.filter((w) => !claimed.has(w));
+  const freeRows = free.length === ruledFree.length ? ruledFreeRows : groupRows(free);
   const tables = found.map((f) => f.table);
   const items: FlowItem[] = [
-    ...splitSegments(groupRows(free), PIECE_GAP).map((s): FlowItem => ({ kind: 'text', bbox: s.bbox, words: s.words })),
+    ...splitSegments(freeRows, PIECE_GAP).map((s): FlowItem => ({ kind: 'text', bbox: s.bbox, words: s.words })),
     ...tables.map((t, tableIndex): FlowItem => ({ kind: 'table', bbox: t.bbox, tableIndex })),
   ];
   const blocks: Block[] = [];
