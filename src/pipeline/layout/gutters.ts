@@ -13,18 +13,30 @@ export function textGutters(rows: readonly Row[], bbox: BBox, minWidth: number):
   const bins = Math.ceil((bbox[2] - bbox[0]) / STEP) + 1;
   if (bins <= 2 || bins > 20_000) return [];
   const bin = (x: number) => Math.max(0, Math.min(bins - 1, Math.floor((x - bbox[0]) / STEP)));
-  // cover[b]: rows with a word over bin b. A row counts once per bin: `last` holds the row that
-  // counted each bin last, so only the bins under words are visited.
+  // cover[b]: rows with a word over bin b, a row counting once per bin. A row's word spans
+  // (in bins, by left edge) merge into runs; each run adds 1 at its first bin and -1 past its
+  // last, and the running sum gives the count.
+  const delta = new Int32Array(bins + 1);
+  for (const row of rows) {
+    const spans: [number, number][] = [];
+    for (const w of row.words) {
+      const from = bin(w.bbox[0]);
+      const to = bin(w.bbox[2]);
+      if (from <= to) spans.push([from, to]);
+    }
+    if (!spans.every((sp, k) => k === 0 || spans[k - 1][0] <= sp[0])) spans.sort((a, b) => a[0] - b[0]);
+    let run: [number, number] | undefined;
+    for (const sp of spans) {
+      if (run && sp[0] <= run[1] + 1) run[1] = Math.max(run[1], sp[1]);
+      else {
+        if (run) (delta[run[0]]++, delta[run[1] + 1]--);
+        run = [sp[0], sp[1]];
+      }
+    }
+    if (run) (delta[run[0]]++, delta[run[1] + 1]--);
+  }
   const cover = new Uint16Array(bins);
-  const last = new Int32Array(bins).fill(-1);
-  rows.forEach((row, r) => {
-    for (const w of row.words)
-      for (let b = bin(w.bbox[0]), end = bin(w.bbox[2]); b <= end; b++)
-        if (last[b] !== r) {
-          last[b] = r;
-          cover[b]++;
-        }
-  });
+  for (let b = 0, n = 0; b < bins; b++) cover[b] = n += delta[b];
   // Only gaps between text count: the margins left and right of all words are not gutters.
   let first = 0;
   while (first < bins && cover[first] === 0) first++;
