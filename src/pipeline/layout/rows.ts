@@ -62,10 +62,37 @@ function byCentreY(words: readonly Word[]): Word[] {
     x0[i] = b[0];
     order[i] = i;
   }
-  order.sort((a, b) => cy[a] - cy[b] || x0[a] - x0[b]);
+  const sorted = stableSort(order, (a, b) => cy[a] - cy[b] || x0[a] - x0[b]);
   const out = new Array<Word>(n);
-  for (let i = 0; i < n; i++) out[i] = words[order[i]];
+  for (let i = 0; i < n; i++) out[i] = words[sorted[i]];
   return out;
+}
+
+/**
+ * Bottom-up merge sort of indexes, stable like Array.prototype.sort: an element moves before an
+ * earlier one only when `compare` says it is smaller. A merge whose halves are already in order
+ * is skipped, so text that arrives nearly sorted costs little; and the comparison is inlined by
+ * the compiler, which the built-in sort cannot do with its callback.
+ */
+function stableSort(items: number[], compare: (a: number, b: number) => number): number[] {
+  const n = items.length;
+  let from = items;
+  let to = new Array<number>(n);
+  for (let width = 1; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(lo + width, n);
+      const hi = Math.min(lo + 2 * width, n);
+      if (mid >= hi || !(compare(from[mid - 1], from[mid]) > 0)) {
+        for (let k = lo; k < hi; k++) to[k] = from[k];
+        continue;
+      }
+      let i = lo;
+      let j = mid;
+      for (let k = lo; k < hi; k++) to[k] = i < mid && (j >= hi || !(compare(from[i], from[j]) > 0)) ? from[i++] : from[j++];
+    }
+    [from, to] = [to, from];
+  }
+  return from;
 }
 
 /** Already ordered by left edge (then sorting would leave it as it is). */
