@@ -2,7 +2,7 @@
 // a row separated by wide gaps). Rows feed table detection; segments are the units that reading
 // order moves around, so that two columns sharing a baseline are never glued into one line.
 import type { BBox, Word } from '../canonical/model.js';
-import { centerY, height, median, overlapY, union } from './geometry.js';
+import { centerY, height, median, overlapY, sortIndexes, union } from './geometry.js';
 
 export interface Row {
   words: Word[];
@@ -62,38 +62,12 @@ function byCentreY(words: readonly Word[]): Word[] {
     x0[i] = b[0];
     order[i] = i;
   }
-  const sorted = stableSort(order, (a, b) => cy[a] - cy[b] || x0[a] - x0[b]);
+  const sorted = sortIndexes(order, (a, b) => cy[a] - cy[b] || x0[a] - x0[b]);
   const out = new Array<Word>(n);
   for (let i = 0; i < n; i++) out[i] = words[sorted[i]];
   return out;
 }
 
-/**
- * Bottom-up merge sort of indexes, stable like Array.prototype.sort: an element moves before an
- * earlier one only when `compare` says it is smaller. A merge whose halves are already in order
- * is skipped, so text that arrives nearly sorted costs little; and the comparison is inlined by
- * the compiler, which the built-in sort cannot do with its callback.
- */
-function stableSort(items: number[], compare: (a: number, b: number) => number): number[] {
-  const n = items.length;
-  let from = items;
-  let to = new Array<number>(n);
-  for (let width = 1; width < n; width *= 2) {
-    for (let lo = 0; lo < n; lo += 2 * width) {
-      const mid = Math.min(lo + width, n);
-      const hi = Math.min(lo + 2 * width, n);
-      if (mid >= hi || !(compare(from[mid - 1], from[mid]) > 0)) {
-        for (let k = lo; k < hi; k++) to[k] = from[k];
-        continue;
-      }
-      let i = lo;
-      let j = mid;
-      for (let k = lo; k < hi; k++) to[k] = i < mid && (j >= hi || !(compare(from[i], from[j]) > 0)) ? from[i++] : from[j++];
-    }
-    [from, to] = [to, from];
-  }
-  return from;
-}
 
 /** Already ordered by left edge (then sorting would leave it as it is). */
 function leftToRight(words: readonly Word[]): boolean {
@@ -102,7 +76,16 @@ function leftToRight(words: readonly Word[]): boolean {
 }
 
 /** Words with a letter or digit: dot leaders (". . . .") would otherwise set every metric. */
-const hasText = (w: Word) => /[\p{L}\p{N}]/u.test(w.text);
+const hasText = (w: Word) => {
+  // ASCII letters and digits answer without the Unicode regex; other text still asks it.
+  const t = w.text;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) return true;
+    if (c > 0x7f) return /[\p{L}\p{N}]/u.test(t);
+  }
+  return false;
+};
 
 /** Typical line height of a set of rows (median word height), the unit for gaps and gutters. */
 export function typicalHeight(words: readonly Word[]): number {
