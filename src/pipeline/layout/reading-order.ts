@@ -4,6 +4,7 @@
 // only taken when both sides read as prose:
 // label/value pairs and table columns also leave gutters, but they read row by row.
 import type { BBox, Word } from '../canonical/model.js';
+import { sortIndexes } from './geometry.js';
 
 export type FlowItem = { kind: 'text'; bbox: BBox; words: Word[] } | { kind: 'table'; bbox: BBox; tableIndex: number };
 
@@ -34,12 +35,17 @@ interface Gap {
 
 /** Gaps in the projection of the boxes on one axis (0 = x, 1 = y), widest first. */
 function gaps(region: FlowItem[], axis: 0 | 1, minSize: number): Gap[] {
-  const spans = region.map((i) => [i.bbox[axis], i.bbox[axis + 2]] as const).sort((a, b) => a[0] - b[0]);
+  const starts = region.map((i) => i.bbox[axis]);
+  const order = sortIndexes(
+    region.map((_, k) => k),
+    (a, b) => starts[a] - starts[b],
+  );
   const out: Gap[] = [];
-  let reach = spans[0][1];
-  for (const [from, to] of spans.slice(1)) {
+  let reach = region[order[0]].bbox[axis + 2];
+  for (let k = 1; k < order.length; k++) {
+    const from = starts[order[k]];
     if (from - reach >= minSize) out.push({ at: (from + reach) / 2, size: from - reach });
-    reach = Math.max(reach, to);
+    reach = Math.max(reach, region[order[k]].bbox[axis + 2]);
   }
   return out.sort((a, b) => b.size - a.size);
 }
