@@ -24,8 +24,19 @@ const FORM_CAPTIONS = [
 
 const KNOWN = new Set([...FORM_CAPTIONS, ...[...CONCEPTS, ...COLUMN_CONCEPTS].flatMap((c) => c.labels)]);
 
+/** foldKey's recent answers: a phrase's text is folded for its keyness and again for its caption test. */
+const foldedKeys = new Map<string, string>();
+
 /** Folded, without punctuation: "Invoice No.:" → "invoice no". */
-export const foldKey = (text: string) => fold(text).replace(/[^\p{L}\p{N}#%]+/gu, ' ').trim();
+export function foldKey(text: string): string {
+  let folded = foldedKeys.get(text);
+  if (folded === undefined) {
+    folded = fold(text).replace(/[^\p{L}\p{N}#%]+/gu, ' ').trim();
+    if (foldedKeys.size >= 4096) foldedKeys.clear();
+    foldedKeys.set(text, folded);
+  }
+  return folded;
+}
 
 export const wordsText = (ws: readonly Word[]) => ws.map((w) => w.text).join(' ');
 

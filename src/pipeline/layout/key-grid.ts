@@ -198,8 +198,16 @@ export function headsValueRow(rows: readonly Phrase[][], r: number): boolean {
 
 /** Two or more unused captions and nothing else on the row (specks OCR reads as punctuation aside). */
 const isCaptionRow = (row: readonly Phrase[]) => {
-  const real = row.filter((p) => /[\p{L}\p{N}]/u.test(p.text));
-  return real.length >= 2 && real.every((p) => !p.used && captionKey(p) !== null && (captionKey(p) === 'colon' || !/\d/.test(p.text)));
+  // One pass: the first real phrase that is no unused caption answers no.
+  let real = 0;
+  for (const p of row) {
+    if (!/[\p{L}\p{N}]/u.test(p.text)) continue;
+    real++;
+    if (p.used) return false;
+    const key = captionKey(p);
+    if (key === null || (key !== 'colon' && /\d/.test(p.text))) return false;
+  }
+  return real >= 2;
 };
 
 /** A phrase's keyness without the punctuation-only words OCR reads from specks and rules (". Name"). */

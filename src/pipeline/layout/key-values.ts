@@ -139,7 +139,8 @@ function continuedLines(rows: readonly Phrase[][], from: Phrase, left: number, m
 
 /** "Key: value" pairs inside one phrase; a key glued to its value ("Date:2024-01-01") is split. */
 function inlinePairs(p: Phrase): KeyValue[] {
-  if (p.used) return [];
+  // Without a colon in its text no word ends in one, glued or not.
+  if (p.used || !p.text.includes(':')) return [];
   const ws = splitGlued(p.words);
   const colons = ws.map((w, i) => (/:$/.test(w.text) ? i : -1)).filter((i) => i >= 0);
   if (colons.length === 0) return [];
