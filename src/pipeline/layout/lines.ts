@@ -13,7 +13,7 @@ export function piecesToLines(pieces: readonly Word[][]): Line[] {
     if (last && sameRow(last.core, p.bbox)) {
       for (const w of p.words) last.words.push(w);
       last.bbox = union([last.bbox, p.bbox]);
-    } else merged.push({ ...p, core: p.bbox });
+    } else merged.push({ words: p.words, bbox: p.bbox, core: p.bbox });
   }
   return merged.map(({ words, bbox }) => {
     // Lines mostly in a right-to-left script read from the right edge.
@@ -27,9 +27,9 @@ const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/gu;
 const ANY_RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/u;
 const LETTER = /\p{L}/gu;
 function rtlShare(words: readonly Word[]): number {
-  const text = words.map((w) => w.text).join('');
   // Without a right-to-left letter the share is 0, whatever the count of letters.
-  if (!ANY_RTL.test(text)) return 0;
+  if (!words.some((w) => ANY_RTL.test(w.text))) return 0;
+  const text = words.map((w) => w.text).join('');
   const letters = text.match(LETTER)?.length ?? 0;
   return letters === 0 ? 0 : (text.match(RTL)?.length ?? 0) / letters;
 }

@@ -106,7 +106,8 @@ const isNewColumn = (prev: BBox, next: BBox) => next[1] < prev[3] - 1 || next[0]
 function dominantQuarter(input: LayoutInput): number {
   if (!input.quarters) return 0;
   const chars = [0, 0, 0, 0];
-  input.words.forEach((w, i) => (chars[input.quarters![i] ?? 0] += w.text.length));
+  const { words, quarters } = input;
+  for (let i = 0; i < words.length; i++) chars[quarters[i] ?? 0] += words[i].text.length;
   const best = chars.indexOf(Math.max(...chars));
   return chars[best] > chars[0] * 1.5 ? best : 0;
 }
