@@ -40,13 +40,16 @@ export function foldKey(text: string): string {
 
 export const wordsText = (ws: readonly Word[]) => ws.map((w) => w.text).join(' ');
 
+/** Without a final colon and the spaces before it ("Date :" → "Date"); the regex runs only when there is one. */
+export const dropColon = (text: string) => (text.endsWith(':') ? text.replace(/\s*:$/, '') : text);
+
 /** Starts with a letter, at most six words and 40 characters, not the end of a sentence. */
 export function isLabel(ws: readonly Word[], allowColon = false, raw = wordsText(ws)): boolean {
-  const text = allowColon ? raw.replace(/\s*:$/, '') : raw;
+  const text = allowColon ? dropColon(raw) : raw;
   return ws.length > 0 && ws.length <= MAX_KEY_WORDS && text.length <= MAX_KEY_CHARS && /^[\p{L}#]/u.test(text) && !/[.!?]$/.test(text.replace(/\b(?:no|nr|n°)\.$/i, 'no'));
 }
 
-export const isKnownLabel = (text: string) => KNOWN.has(foldKey(text.replace(/\s*:$/, '')));
+export const isKnownLabel = (text: string) => KNOWN.has(foldKey(dropColon(text)));
 
 /** How sure it is that these words are a key; null: they are not. */
 /** `text` is wordsText(ws), when the caller holds it already. */

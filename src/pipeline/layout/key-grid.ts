@@ -4,7 +4,7 @@
 // description, quantity, price or amount column) are line items, read from the tables, not
 // pairs.
 import type { KeyValue, Word } from '../canonical/model.js';
-import { foldKey, hasValueShape, keyness, wordsText } from './form-labels.js';
+import { dropColon, foldKey, hasValueShape, keyness, wordsText } from './form-labels.js';
 import { COLUMN_CONCEPTS } from '../extract/vocabulary.js';
 import { maxOf, minOf, overlapX, union } from './geometry.js';
 import { type Phrase, phrase } from './phrases.js';
@@ -105,7 +105,7 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
     for (const { col, words } of found) {
       const text = wordsText(words);
       out.push({
-        key: wordsText(col.key).replace(/\s*:$/, ''),
+        key: dropColon(wordsText(col.key)),
         value: text,
         key_bbox: union(col.key.map((w) => w.bbox)),
         value_bbox: union(words.map((w) => w.bbox)),
@@ -236,6 +236,6 @@ const ITEM_COLUMNS = new Map(COLUMN_CONCEPTS.filter((c) => ['description', 'quan
 
 /** Captions naming two of description, quantity, price and amount: a line-item table. */
 function isItemHeader(columns: readonly Column[]): boolean {
-  const named = new Set(columns.map((c) => ITEM_COLUMNS.get(foldKey(wordsText(c.key).replace(/\s*:$/, '')))).filter(Boolean));
+  const named = new Set(columns.map((c) => ITEM_COLUMNS.get(foldKey(dropColon(wordsText(c.key))))).filter(Boolean));
   return named.size >= 2;
 }

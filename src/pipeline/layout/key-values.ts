@@ -9,7 +9,7 @@
 // A phrase is used once: a value is never the key of another pair. Confidence says how sure the
 // pattern is; a known label and a value of the expected shape (date, amount, id) raise it.
 import type { BBox, KeyValue, Line, Table, Word } from '../canonical/model.js';
-import { hasValueShape, isKnownLabel, isLabel, wordsText } from './form-labels.js';
+import { dropColon, hasValueShape, isKnownLabel, isLabel, wordsText } from './form-labels.js';
 import { overlapX, overlapY, union } from './geometry.js';
 import { gridKeyValues, headsValueRow, startsCaptionBand } from './key-grid.js';
 import { type Phrase, phraseRows } from './phrases.js';
@@ -263,7 +263,7 @@ const shapeBonus = (value: readonly Word[]) => (hasValueShape(wordsText(value)) 
 export function pair(key: readonly Word[], value: readonly Word[], confidence: number, stripColon = false): KeyValue {
   const k = wordsText(key);
   return {
-    key: stripColon ? k.replace(/\s*:$/, '') : k,
+    key: stripColon ? dropColon(k) : k,
     value: wordsText(value),
     key_bbox: union(key.map((w) => w.bbox)),
     value_bbox: union(value.map((w) => w.bbox)),
