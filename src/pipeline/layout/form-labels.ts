@@ -46,15 +46,17 @@ export const dropColon = (text: string) => (text.endsWith(':') ? text.replace(/\
 /** Starts with a letter, at most six words and 40 characters, not the end of a sentence. */
 export function isLabel(ws: readonly Word[], allowColon = false, raw = wordsText(ws)): boolean {
   const text = allowColon ? dropColon(raw) : raw;
-  return ws.length > 0 && ws.length <= MAX_KEY_WORDS && text.length <= MAX_KEY_CHARS && /^[\p{L}#]/u.test(text) && !/[.!?]$/.test(text.replace(/\b(?:no|nr|n°)\.$/i, 'no'));
+  if (!(ws.length > 0 && ws.length <= MAX_KEY_WORDS && text.length <= MAX_KEY_CHARS && /^[\p{L}#]/u.test(text))) return false;
+  // "Invoice No." ends in an abbreviation, not a sentence (the regexes run on text ending in "." only).
+  if (text.endsWith('.')) return !/[.!?]$/.test(text.replace(/\b(?:no|nr|n°)\.$/i, 'no'));
+  return !text.endsWith('!') && !text.endsWith('?');
 }
 
 export const isKnownLabel = (text: string) => KNOWN.has(foldKey(dropColon(text)));
 
-/** How sure it is that these words are a key; null: they are not. */
-/** `text` is wordsText(ws), when the caller holds it already. */
+/** How sure it is that these words are a key; null: they are not. `text`: wordsText(ws), when the caller holds it. */
 export function keyness(ws: readonly Word[], text = wordsText(ws)): Keyness | null {
-  if (/:$/.test(text)) return isLabel(ws, true, text) ? 'colon' : null;
+  if (text.endsWith(':')) return isLabel(ws, true, text) ? 'colon' : null;
   if (!isLabel(ws, false, text)) return null;
   if (isKnownLabel(text)) return 'known';
   // A label set in bold among regular words (text layers only).
@@ -69,7 +71,7 @@ export function keyness(ws: readonly Word[], text = wordsText(ws)): Keyness | nu
 export function isCaptionLike(ws: readonly Word[], text = wordsText(ws)): boolean {
   if (!isLabel(ws, true, text) || /\d/.test(text)) return false;
   const folded = foldKey(text).split(' ');
-  return KNOWN.has(folded[0]!) || KNOWN.has(folded[folded.length - 1]!) || /:$/.test(text);
+  return KNOWN.has(folded[0]!) || KNOWN.has(folded[folded.length - 1]!) || text.endsWith(':');
 }
 
 const DATE = /^(?:\d{1,4}[./-]\s?\d{1,2}[./-]\s?\d{1,4}|\d{1,2}\.?\s+\p{L}{3,}\.?,?\s+\d{2,4}|\p{L}{3,}\.?\s+\d{1,2},?\s+\d{2,4})$/u;
