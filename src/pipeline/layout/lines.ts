@@ -39,7 +39,7 @@ export function joinLines(lines: readonly Line[]): string {
   let out = '';
   for (const l of lines) {
     if (out === '') out = l.text;
-    else out += /[-\u00ad]$/.test(out) ? l.text : ` ${l.text}`;
+    else out += out.endsWith('-') || out.endsWith('\u00ad') ? l.text : ` ${l.text}`;
   }
   return out;
 }
