@@ -81,14 +81,16 @@ function toBlock(group: LineInfo[], next: LineInfo[] | undefined, style: TextSty
   const lines = group.map((g) => g.line);
   const text = joinLines(lines);
   const bbox = union(lines.map((l) => l.bbox));
-  const words = lines.flatMap((l) => l.words);
-  const confidence = words.length ? words.reduce((s, w) => s + w.confidence, 0) / words.length : 1;
+  let wordCount = 0;
+  let confidenceSum = 0;
+  for (const l of lines) for (const w of l.words) (wordCount++, (confidenceSum += w.confidence));
+  const confidence = wordCount ? confidenceSum / wordCount : 1;
   const block: Block = { type: group[0].list ? 'list_item' : 'paragraph', text, bbox, lines, confidence };
   // A body-size heading introduces the text right below it, starting at the same left edge.
   const h = height(lines[0].bbox);
   const follower = next?.[0].line.bbox;
   const introduces = follower !== undefined && follower[1] - bbox[3] < 2.5 * h && Math.abs(follower[0] - bbox[0]) < h;
-  const level = headingLevel(group, text, words.length, style, introduces);
+  const level = headingLevel(group, text, wordCount, style, introduces);
   if (level > 0) Object.assign(block, { type: 'heading', level });
   return block;
 }

@@ -24,25 +24,40 @@ const FORM_CAPTIONS = [
 
 const KNOWN = new Set([...FORM_CAPTIONS, ...[...CONCEPTS, ...COLUMN_CONCEPTS].flatMap((c) => c.labels)]);
 
+/** foldKey's recent answers: a phrase's text is folded for its keyness and again for its caption test. */
+const foldedKeys = new Map<string, string>();
+
 /** Folded, without punctuation: "Invoice No.:" → "invoice no". */
-export const foldKey = (text: string) => fold(text).replace(/[^\p{L}\p{N}#%]+/gu, ' ').trim();
+export function foldKey(text: string): string {
+  let folded = foldedKeys.get(text);
+  if (folded === undefined) {
+    folded = fold(text).replace(/[^\p{L}\p{N}#%]+/gu, ' ').trim();
+    if (foldedKeys.size >= 4096) foldedKeys.clear();
+    foldedKeys.set(text, folded);
+  }
+  return folded;
+}
 
 export const wordsText = (ws: readonly Word[]) => ws.map((w) => w.text).join(' ');
 
+/** Without a final colon and the spaces before it ("Date :" → "Date"); the regex runs only when there is one. */
+export const dropColon = (text: string) => (text.endsWith(':') ? text.replace(/\s*:$/, '') : text);
+
 /** Starts with a letter, at most six words and 40 characters, not the end of a sentence. */
-export function isLabel(ws: readonly Word[], allowColon = false): boolean {
-  const raw = wordsText(ws);
-  const text = allowColon ? raw.replace(/\s*:$/, '') : raw;
-  return ws.length > 0 && ws.length <= MAX_KEY_WORDS && text.length <= MAX_KEY_CHARS && /^[\p{L}#]/u.test(text) && !/[.!?]$/.test(text.replace(/\b(?:no|nr|n°)\.$/i, 'no'));
+export function isLabel(ws: readonly Word[], allowColon = false, raw = wordsText(ws)): boolean {
+  const text = allowColon ? dropColon(raw) : raw;
+  if (!(ws.length > 0 && ws.length <= MAX_KEY_WORDS && text.length <= MAX_KEY_CHARS && /^[\p{L}#]/u.test(text))) return false;
+  // "Invoice No." ends in an abbreviation, not a sentence (the regexes run on text ending in "." only).
+  if (text.endsWith('.')) return !/[.!?]$/.test(text.replace(/\b(?:no|nr|n°)\.$/i, 'no'));
+  return !text.endsWith('!') && !text.endsWith('?');
 }
 
-export const isKnownLabel = (text: string) => KNOWN.has(foldKey(text.replace(/\s*:$/, '')));
+export const isKnownLabel = (text: string) => KNOWN.has(foldKey(dropColon(text)));
 
-/** How sure it is that these words are a key; null: they are not. */
-export function keyness(ws: readonly Word[]): Keyness | null {
-  const text = wordsText(ws);
-  if (/:$/.test(text)) return isLabel(ws, true) ? 'colon' : null;
-  if (!isLabel(ws)) return null;
+/** How sure it is that these words are a key; null: they are not. `text`: wordsText(ws), when the caller holds it. */
+export function keyness(ws: readonly Word[], text = wordsText(ws)): Keyness | null {
+  if (text.endsWith(':')) return isLabel(ws, true, text) ? 'colon' : null;
+  if (!isLabel(ws, false, text)) return null;
   if (isKnownLabel(text)) return 'known';
   // A label set in bold among regular words (text layers only).
   if (ws.every((w) => w.bold)) return 'known';
@@ -53,10 +68,10 @@ export function keyness(ws: readonly Word[]): Keyness | null {
  * A phrase that reads as a caption although no vocabulary label spells it: it starts or ends
  * with one ("Sender Fax Number", "HOME PHONE", "NAME OF GUEST"). Such a phrase is no value.
  */
-export function isCaptionLike(ws: readonly Word[]): boolean {
-  if (!isLabel(ws, true) || /\d/.test(wordsText(ws))) return false;
-  const folded = foldKey(wordsText(ws)).split(' ');
-  return KNOWN.has(folded[0]!) || KNOWN.has(folded[folded.length - 1]!) || /:$/.test(wordsText(ws));
+export function isCaptionLike(ws: readonly Word[], text = wordsText(ws)): boolean {
+  if (!isLabel(ws, true, text) || /\d/.test(text)) return false;
+  const folded = foldKey(text).split(' ');
+  return KNOWN.has(folded[0]!) || KNOWN.has(folded[folded.length - 1]!) || text.endsWith(':');
 }
 
 const DATE = /^(?:\d{1,4}[./-]\s?\d{1,2}[./-]\s?\d{1,4}|\d{1,2}\.?\s+\p{L}{3,}\.?,?\s+\d{2,4}|\p{L}{3,}\.?\s+\d{1,2},?\s+\d{2,4})$/u;

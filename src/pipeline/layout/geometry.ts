@@ -32,12 +32,59 @@ export const overlapX = (a: BBox, b: BBox) => Math.max(0, Math.min(a[2], b[2]) -
 export const contains = (outer: BBox, x: number, y: number, slack = 0) =>
   x >= outer[0] - slack && x <= outer[2] + slack && y >= outer[1] - slack && y <= outer[3] + slack;
 
+/** Reused by median: layout takes thousands of medians of a few values per page. */
+let scratch = new Float64Array(64);
+
+/**
+ * Upper median. The values are sorted in a reused typed array, which sorts numerically without
+ * calling back into a comparator (short lists by insertion), so no copy of the list is made.
+ */
 export function median(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  return s[s.length >> 1];
+  const n = values.length;
+  if (n === 0) return 0;
+  if (n === 1) return values[0];
+  if (n > scratch.length) scratch = new Float64Array(Math.max(n, scratch.length * 2));
+  const s = scratch;
+  if (n <= 16) {
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      let j = i;
+      for (; j > 0 && s[j - 1] > v; j--) s[j] = s[j - 1];
+      s[j] = v;
+    }
+    return s[n >> 1];
+  }
+  for (let i = 0; i < n; i++) s[i] = values[i];
+  return s.subarray(0, n).sort()[n >> 1];
 }
 
 /** Two decimals are plenty for points and keep the JSON small. */
 export const round2 = (v: number) => Math.round(v * 100) / 100;
 export const roundBox = (b: BBox): BBox => [round2(b[0]), round2(b[1]), round2(b[2]), round2(b[3])];
+
+/**
+ * Bottom-up merge sort of indexes, stable like Array.prototype.sort: an element moves before an
+ * earlier one only when `compare` says it is smaller. A merge whose halves are already in order
+ * is skipped, so text that arrives nearly sorted costs little; and the comparison is inlined by
+ * the compiler, which the built-in sort cannot do with its callback.
+ */
+export function sortIndexes(items: number[], compare: (a: number, b: number) => number): number[] {
+  const n = items.length;
+  let from = items;
+  let to = new Array<number>(n);
+  for (let width = 1; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(lo + width, n);
+      const hi = Math.min(lo + 2 * width, n);
+      if (mid >= hi || !(compare(from[mid - 1], from[mid]) > 0)) {
+        for (let k = lo; k < hi; k++) to[k] = from[k];
+        continue;
+      }
+      let i = lo;
+      let j = mid;
+      for (let k = lo; k < hi; k++) to[k] = i < mid && (j >= hi || !(compare(from[i], from[j]) > 0)) ? from[i++] : from[j++];
+    }
+    [from, to] = [to, from];
+  }
+  return from;
+}

@@ -13,22 +13,40 @@ export function textGutters(rows: readonly Row[], bbox: BBox, minWidth: number):
   const bins = Math.ceil((bbox[2] - bbox[0]) / STEP) + 1;
   if (bins <= 2 || bins > 20_000) return [];
   const bin = (x: number) => Math.max(0, Math.min(bins - 1, Math.floor((x - bbox[0]) / STEP)));
-  const cover = new Uint16Array(bins);
+  // cover[b]: rows with a word over bin b, a row counting once per bin. A row's word spans
+  // (in bins, by left edge) merge into runs; each run adds 1 at its first bin and -1 past its
+  // last, and the running sum gives the count.
+  const delta = new Int32Array(bins + 1);
   for (const row of rows) {
-    const seen = new Uint8Array(bins);
-    for (const w of row.words) for (let b = bin(w.bbox[0]); b <= bin(w.bbox[2]); b++) seen[b] = 1;
-    for (let b = 0; b < bins; b++) cover[b] += seen[b];
+    const spans: [number, number][] = [];
+    for (const w of row.words) {
+      const from = bin(w.bbox[0]);
+      const to = bin(w.bbox[2]);
+      if (from <= to) spans.push([from, to]);
+    }
+    if (!spans.every((sp, k) => k === 0 || spans[k - 1][0] <= sp[0])) spans.sort((a, b) => a[0] - b[0]);
+    let run: [number, number] | undefined;
+    for (const sp of spans) {
+      if (run && sp[0] <= run[1] + 1) run[1] = Math.max(run[1], sp[1]);
+      else {
+        if (run) (delta[run[0]]++, delta[run[1] + 1]--);
+        run = [sp[0], sp[1]];
+      }
+    }
+    if (run) (delta[run[0]]++, delta[run[1] + 1]--);
   }
+  const cover = new Uint16Array(bins);
+  for (let b = 0, n = 0; b < bins; b++) cover[b] = n += delta[b];
   // Only gaps between text count: the margins left and right of all words are not gutters.
   let first = 0;
   while (first < bins && cover[first] === 0) first++;
-  let last = bins - 1;
-  while (last > first && cover[last] === 0) last--;
+  let lastUsed = bins - 1;
+  while (lastUsed > first && cover[lastUsed] === 0) lastUsed--;
   const allowed = Math.floor(rows.length * 0.15);
   const out: { at: number; width: number }[] = [];
   let start = -1;
-  for (let b = first; b <= last + 1; b++) {
-    const free = b <= last && cover[b] <= allowed;
+  for (let b = first; b <= lastUsed + 1; b++) {
+    const free = b <= lastUsed && cover[b] <= allowed;
     if (free && start < 0) start = b;
     if (!free && start >= 0) {
       if ((b - start) * STEP >= minWidth) out.push({ at: bbox[0] + ((start + b) / 2) * STEP, width: (b - start) * STEP });

@@ -4,7 +4,7 @@
 // description, quantity, price or amount column) are line items, read from the tables, not
 // pairs.
 import type { KeyValue, Word } from '../canonical/model.js';
-import { foldKey, hasValueShape, keyness, wordsText } from './form-labels.js';
+import { dropColon, foldKey, hasValueShape, keyness, wordsText } from './form-labels.js';
 import { COLUMN_CONCEPTS } from '../extract/vocabulary.js';
 import { maxOf, minOf, overlapX, union } from './geometry.js';
 import { type Phrase, phrase } from './phrases.js';
@@ -105,7 +105,7 @@ export function gridKeyValues(rows: readonly Phrase[][]): KeyValue[] {
     for (const { col, words } of found) {
       const text = wordsText(words);
       out.push({
-        key: wordsText(col.key).replace(/\s*:$/, ''),
+        key: dropColon(wordsText(col.key)),
         value: text,
         key_bbox: union(col.key.map((w) => w.bbox)),
         value_bbox: union(words.map((w) => w.bbox)),
@@ -198,8 +198,16 @@ export function headsValueRow(rows: readonly Phrase[][], r: number): boolean {
 
 /** Two or more unused captions and nothing else on the row (specks OCR reads as punctuation aside). */
 const isCaptionRow = (row: readonly Phrase[]) => {
-  const real = row.filter((p) => /[\p{L}\p{N}]/u.test(p.text));
-  return real.length >= 2 && real.every((p) => !p.used && captionKey(p) !== null && (captionKey(p) === 'colon' || !/\d/.test(p.text)));
+  // One pass: the first real phrase that is no unused caption answers no.
+  let real = 0;
+  for (const p of row) {
+    if (!/[\p{L}\p{N}]/u.test(p.text)) continue;
+    real++;
+    if (p.used) return false;
+    const key = captionKey(p);
+    if (key === null || (key !== 'colon' && /\d/.test(p.text))) return false;
+  }
+  return real >= 2;
 };
 
 /** A phrase's keyness without the punctuation-only words OCR reads from specks and rules (". Name"). */
@@ -228,6 +236,6 @@ const ITEM_COLUMNS = new Map(COLUMN_CONCEPTS.filter((c) => ['description', 'quan
 
 /** Captions naming two of description, quantity, price and amount: a line-item table. */
 function isItemHeader(columns: readonly Column[]): boolean {
-  const named = new Set(columns.map((c) => ITEM_COLUMNS.get(foldKey(wordsText(c.key).replace(/\s*:$/, '')))).filter(Boolean));
+  const named = new Set(columns.map((c) => ITEM_COLUMNS.get(foldKey(dropColon(wordsText(c.key))))).filter(Boolean));
   return named.size >= 2;
 }

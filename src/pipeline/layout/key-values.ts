@@ -9,10 +9,11 @@
 // A phrase is used once: a value is never the key of another pair. Confidence says how sure the
 // pattern is; a known label and a value of the expected shape (date, amount, id) raise it.
 import type { BBox, KeyValue, Line, Table, Word } from '../canonical/model.js';
-import { hasValueShape, isKnownLabel, isLabel, wordsText } from './form-labels.js';
+import { dropColon, hasValueShape, isKnownLabel, isLabel, wordsText } from './form-labels.js';
 import { overlapX, overlapY, union } from './geometry.js';
 import { gridKeyValues, headsValueRow, startsCaptionBand } from './key-grid.js';
 import { type Phrase, phraseRows } from './phrases.js';
+import { type Row, groupRows } from './rows.js';
 
 import { tableCellKeyValues, tableKeyValues } from './table-key-values.js';
 
@@ -21,9 +22,12 @@ export function findKeyValues(lines: readonly Line[]): KeyValue[] {
   return pageKeyValues(lines.flatMap((l) => l.words));
 }
 
-/** A page's pairs from its words, then those its tables state through their cells (where the words gave none). */
-export function pageKeyValues(words: readonly Word[], tables: readonly Table[] = []): KeyValue[] {
-  const found = wordKeyValues(words);
+/**
+ * A page's pairs from its words, then those its tables state through their cells (where the
+ * words gave none). `rows` is groupRows(words), when the caller has it already.
+ */
+export function pageKeyValues(words: readonly Word[], tables: readonly Table[] = [], rows?: readonly Row[]): KeyValue[] {
+  const found = wordKeyValues(rows ?? groupRows(words));
   const fromCells = [...tableKeyValues(tables), ...tableCellKeyValues(tables)].filter((t) => !found.some((kv) => sameValue(kv, t)));
   return [...found, ...fromCells].sort((a, b) => a.key_bbox[1] - b.key_bbox[1] || a.key_bbox[0] - b.key_bbox[0]);
 }
@@ -35,8 +39,8 @@ function sameValue(a: KeyValue, b: KeyValue): boolean {
   return (overlapX(a.value_bbox, b.value_bbox) * overlapY(a.value_bbox, b.value_bbox)) / Math.min(area(a.value_bbox), area(b.value_bbox)) > 0.5;
 }
 
-function wordKeyValues(words: readonly Word[]): KeyValue[] {
-  const rows = phraseRows(words);
+function wordKeyValues(textRows: readonly Row[]): KeyValue[] {
+  const rows = phraseRows(textRows);
   const out: KeyValue[] = [];
   for (const row of rows) for (const pair of checkedBoxes(row)) out.push(pair);
   const inline = rows.flatMap((row) => row.map((p) => ({ phrase: p, pairs: inlinePairs(p) })));
@@ -135,7 +139,8 @@ function continuedLines(rows: readonly Phrase[][], from: Phrase, left: number, m
 
 /** "Key: value" pairs inside one phrase; a key glued to its value ("Date:2024-01-01") is split. */
 function inlinePairs(p: Phrase): KeyValue[] {
-  if (p.used) return [];
+  // Without a colon in its text no word ends in one, glued or not.
+  if (p.used || !p.text.includes(':')) return [];
   const ws = splitGlued(p.words);
   const colons = ws.map((w, i) => (/:$/.test(w.text) ? i : -1)).filter((i) => i >= 0);
   if (colons.length === 0) return [];
@@ -258,7 +263,7 @@ const shapeBonus = (value: readonly Word[]) => (hasValueShape(wordsText(value)) 
 export function pair(key: readonly Word[], value: readonly Word[], confidence: number, stripColon = false): KeyValue {
   const k = wordsText(key);
   return {
-    key: stripColon ? k.replace(/\s*:$/, '') : k,
+    key: stripColon ? dropColon(k) : k,
     value: wordsText(value),
     key_bbox: union(key.map((w) => w.bbox)),
     value_bbox: union(value.map((w) => w.bbox)),

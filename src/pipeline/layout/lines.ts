@@ -13,7 +13,7 @@ export function piecesToLines(pieces: readonly Word[][]): Line[] {
     if (last && sameRow(last.core, p.bbox)) {
       for (const w of p.words) last.words.push(w);
       last.bbox = union([last.bbox, p.bbox]);
-    } else merged.push({ ...p, core: p.bbox });
+    } else merged.push({ words: p.words, bbox: p.bbox, core: p.bbox });
   }
   return merged.map(({ words, bbox }) => {
     // Lines mostly in a right-to-left script read from the right edge.
@@ -24,8 +24,11 @@ export function piecesToLines(pieces: readonly Word[][]): Line[] {
 }
 
 const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/gu;
+const ANY_RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/u;
 const LETTER = /\p{L}/gu;
 function rtlShare(words: readonly Word[]): number {
+  // Without a right-to-left letter the share is 0, whatever the count of letters.
+  if (!words.some((w) => ANY_RTL.test(w.text))) return 0;
   const text = words.map((w) => w.text).join('');
   const letters = text.match(LETTER)?.length ?? 0;
   return letters === 0 ? 0 : (text.match(RTL)?.length ?? 0) / letters;
@@ -36,7 +39,7 @@ export function joinLines(lines: readonly Line[]): string {
   let out = '';
   for (const l of lines) {
     if (out === '') out = l.text;
-    else out += /[-\u00ad]$/.test(out) ? l.text : ` ${l.text}`;
+    else out += out.endsWith('-') || out.endsWith('\u00ad') ? l.text : ` ${l.text}`;
   }
   return out;
 }

@@ -46,18 +46,22 @@ export function layoutPage(input: LayoutInput, style: TextStyle): PageLayout {
 function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageLayout {
   if (words.length === 0) return { blocks: [], tables: [], key_values: [] };
   const lineHeight = typicalHeight(words);
-  const space = typicalSpace(groupRows(words), lineHeight);
+  const rows = groupRows(words);
+  const space = typicalSpace(rows, lineHeight);
   const found: FoundTable[] = findRuledTables(normaliseRules(rules), words, space);
   const claimed = new Set(found.flatMap((f) => f.words));
-  let free = words.filter((w) => !claimed.has(w));
-  for (const f of findUnruledTables(groupRows(free), lineHeight, space)) {
+  // Rows are grouped again only when tables took words: the same words give the same rows.
+  const ruledFree = words.filter((w) => !claimed.has(w));
+  const ruledFreeRows = ruledFree.length === words.length ? rows : groupRows(ruledFree);
+  for (const f of findUnruledTables(ruledFreeRows, lineHeight, space)) {
     found.push(f);
     for (const w of f.words) claimed.add(w);
   }
-  free = free.filter((w) => !claimed.has(w));
+  const free = ruledFree.filter((w) => !claimed.has(w));
+  const freeRows = free.length === ruledFree.length ? ruledFreeRows : groupRows(free);
   const tables = found.map((f) => f.table);
   const items: FlowItem[] = [
-    ...splitSegments(groupRows(free), PIECE_GAP).map((s): FlowItem => ({ kind: 'text', bbox: s.bbox, words: s.words })),
+    ...splitSegments(freeRows, PIECE_GAP).map((s): FlowItem => ({ kind: 'text', bbox: s.bbox, words: s.words })),
     ...tables.map((t, tableIndex): FlowItem => ({ kind: 'table', bbox: t.bbox, tableIndex })),
   ];
   const blocks: Block[] = [];
@@ -92,7 +96,7 @@ function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageL
     addPieces();
   }
   flush();
-  return { blocks, tables, key_values: pageKeyValues(words, tables) };
+  return { blocks, tables, key_values: pageKeyValues(words, tables, rows) };
 }
 
 /** The next line starts above the previous one's bottom, or shares no horizontal extent with it. */
@@ -102,7 +106,8 @@ const isNewColumn = (prev: BBox, next: BBox) => next[1] < prev[3] - 1 || next[0]
 function dominantQuarter(input: LayoutInput): number {
   if (!input.quarters) return 0;
   const chars = [0, 0, 0, 0];
-  input.words.forEach((w, i) => (chars[input.quarters![i] ?? 0] += w.text.length));
+  const { words, quarters } = input;
+  for (let i = 0; i < words.length; i++) chars[quarters[i] ?? 0] += words[i].text.length;
   const best = chars.indexOf(Math.max(...chars));
   return chars[best] > chars[0] * 1.5 ? best : 0;
 }

@@ -4,7 +4,7 @@
 import type { BBox, Word } from '../canonical/model.js';
 import { type Keyness, isCaptionLike, keyness, wordsText } from './form-labels.js';
 import { height, median, union } from './geometry.js';
-import { groupRows } from './rows.js';
+import type { Row } from './rows.js';
 
 export interface Phrase {
   words: Word[];
@@ -24,16 +24,17 @@ export interface Phrase {
 /** Gap between words (× line height) that separates phrases: wider than any word space. */
 const PHRASE_GAP = 1.2;
 
-/** Rows of phrases, top to bottom, each left to right. */
-export function phraseRows(words: readonly Word[]): Phrase[][] {
-  return groupRows(words).map((row, r) => {
+/** Rows of phrases, top to bottom, each left to right, from text rows (groupRows). */
+export function phraseRows(rows: readonly Row[]): Phrase[][] {
+  return rows.map((row, r) => {
     const h = median(row.words.map((w) => height(w.bbox)));
     return splitAtGaps(row.words, PHRASE_GAP * h).map((ws) => phrase(ws, r, h));
   });
 }
 
 export function phrase(ws: Word[], row: number, h: number): Phrase {
-  return { words: ws, text: wordsText(ws), bbox: union(ws.map((w) => w.bbox)), row, h, key: keyness(ws), caption: isCaptionLike(ws), used: false };
+  const text = wordsText(ws);
+  return { words: ws, text, bbox: union(ws.map((w) => w.bbox)), row, h, key: keyness(ws, text), caption: isCaptionLike(ws, text), used: false };
 }
 
 export function splitAtGaps(words: readonly Word[], gap: number): Word[][] {

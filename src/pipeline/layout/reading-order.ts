@@ -4,6 +4,7 @@
 // only taken when both sides read as prose:
 // label/value pairs and table columns also leave gutters, but they read row by row.
 import type { BBox, Word } from '../canonical/model.js';
+import { sortIndexes } from './geometry.js';
 
 export type FlowItem = { kind: 'text'; bbox: BBox; words: Word[] } | { kind: 'table'; bbox: BBox; tableIndex: number };
 
@@ -34,12 +35,17 @@ interface Gap {
 
 /** Gaps in the projection of the boxes on one axis (0 = x, 1 = y), widest first. */
 function gaps(region: FlowItem[], axis: 0 | 1, minSize: number): Gap[] {
-  const spans = region.map((i) => [i.bbox[axis], i.bbox[axis + 2]] as const).sort((a, b) => a[0] - b[0]);
+  const starts = region.map((i) => i.bbox[axis]);
+  const order = sortIndexes(
+    region.map((_, k) => k),
+    (a, b) => starts[a] - starts[b],
+  );
   const out: Gap[] = [];
-  let reach = spans[0][1];
-  for (const [from, to] of spans.slice(1)) {
+  let reach = region[order[0]].bbox[axis + 2];
+  for (let k = 1; k < order.length; k++) {
+    const from = starts[order[k]];
     if (from - reach >= minSize) out.push({ at: (from + reach) / 2, size: from - reach });
-    reach = Math.max(reach, to);
+    reach = Math.max(reach, region[order[k]].bbox[axis + 2]);
   }
   return out.sort((a, b) => b.size - a.size);
 }
@@ -124,8 +130,15 @@ function gutterCut(region: FlowItem[], h: number): [FlowItem[], FlowItem[]] | nu
   const [x0, y0, x1, y1] = extent(region);
   const bins = Math.ceil(x1 - x0);
   if (bins < 4 || bins > 20_000) return null;
+  // Items over each 1-pt bin: +1 where an item starts, -1 past its end, summed left to right.
+  const delta = new Int32Array(bins + 1);
+  for (const i of region) {
+    const from = Math.max(0, Math.floor(i.bbox[0] - x0));
+    const to = Math.min(bins, Math.ceil(i.bbox[2] - x0));
+    if (from < to) (delta[from]++, delta[to]--);
+  }
   const cover = new Uint16Array(bins);
-  for (const i of region) for (let b = Math.max(0, Math.floor(i.bbox[0] - x0)); b < Math.min(bins, Math.ceil(i.bbox[2] - x0)); b++) cover[b]++;
+  for (let b = 0, n = 0; b < bins; b++) cover[b] = n += delta[b];
   const allowed = Math.floor(region.length * MAX_CROSSING);
   const runs: Gap[] = [];
   for (let b = 0, start = -1; b <= bins; b++) {

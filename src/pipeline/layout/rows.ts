@@ -2,7 +2,7 @@
 // a row separated by wide gaps). Rows feed table detection; segments are the units that reading
 // order moves around, so that two columns sharing a baseline are never glued into one line.
 import type { BBox, Word } from '../canonical/model.js';
-import { centerY, height, median, overlapY, union } from './geometry.js';
+import { centerY, height, median, overlapY, sortIndexes, union } from './geometry.js';
 
 export interface Row {
   words: Word[];
@@ -27,9 +27,8 @@ export const sameRow = (a: BBox, b: BBox) =>
 
 /** Rows from top to bottom, each with its words left to right. */
 export function groupRows(words: readonly Word[]): Row[] {
-  const sorted = [...words].sort((a, b) => centerY(a.bbox) - centerY(b.bbox) || a.bbox[0] - b.bbox[0]);
   const rows: (Row & { core: BBox })[] = [];
-  for (const w of sorted) {
+  for (const w of byCentreY(words)) {
     // The row's "core" is its first word's box: comparing with the growing union would let a
     // row creep downwards word by word.
     let target: (typeof rows)[number] | undefined;
@@ -44,12 +43,49 @@ export function groupRows(words: readonly Word[]): Row[] {
       target.bbox = union([target.bbox, w.bbox]);
     } else rows.push({ words: [w], bbox: [...w.bbox], core: w.bbox });
   }
-  for (const r of rows) r.words.sort((a, b) => a.bbox[0] - b.bbox[0]);
+  for (const r of rows) if (!leftToRight(r.words)) r.words.sort((a, b) => a.bbox[0] - b.bbox[0]);
   return rows.sort((a, b) => a.bbox[1] - b.bbox[1]).map(({ words: ws, bbox }) => ({ words: ws, bbox }));
 }
 
+/**
+ * Words by vertical centre, then left edge; ties keep their input order (a stable sort). The
+ * keys are computed once instead of in every comparison.
+ */
+function byCentreY(words: readonly Word[]): Word[] {
+  const n = words.length;
+  const cy = new Float64Array(n);
+  const x0 = new Float64Array(n);
+  const order = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const b = words[i].bbox;
+    cy[i] = centerY(b);
+    x0[i] = b[0];
+    order[i] = i;
+  }
+  const sorted = sortIndexes(order, (a, b) => cy[a] - cy[b] || x0[a] - x0[b]);
+  const out = new Array<Word>(n);
+  for (let i = 0; i < n; i++) out[i] = words[sorted[i]];
+  return out;
+}
+
+
+/** Already ordered by left edge (then sorting would leave it as it is). */
+function leftToRight(words: readonly Word[]): boolean {
+  for (let i = 1; i < words.length; i++) if (words[i].bbox[0] < words[i - 1].bbox[0]) return false;
+  return true;
+}
+
 /** Words with a letter or digit: dot leaders (". . . .") would otherwise set every metric. */
-const hasText = (w: Word) => /[\p{L}\p{N}]/u.test(w.text);
+const hasText = (w: Word) => {
+  // ASCII letters and digits answer without the Unicode regex; other text still asks it.
+  const t = w.text;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) return true;
+    if (c > 0x7f) return /[\p{L}\p{N}]/u.test(t);
+  }
+  return false;
+};
 
 /** Typical line height of a set of rows (median word height), the unit for gaps and gutters. */
 export function typicalHeight(words: readonly Word[]): number {

@@ -40,6 +40,20 @@ const covers = (lines: RuleLine[], pos: number, mid: number) =>
 
 const inBox = (w: Word, b: BBox) => centerX(w.bbox) >= b[0] && centerX(w.bbox) < b[2] && centerY(w.bbox) >= b[1] && centerY(w.bbox) < b[3];
 
+/** The band [edges[i], edges[i + 1]) holding `v`, or -1 outside every band; `edges` ascend. */
+function band(edges: readonly number[], v: number): number {
+  // Last index with edges[i] <= v (binary search), as a band holds its lower edge.
+  let lo = 0;
+  let hi = edges.length - 1;
+  if (!(v >= edges[0]) || !(v < edges[hi])) return -1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (edges[mid] <= v) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function gridTable(grid: Rulings, words: readonly Word[], space: number): FoundTable | null {
   const { horizontal: hs, vertical: vs } = grid;
   // Open sides (no outer border) still end where the rules end.
@@ -58,10 +72,16 @@ function gridTable(grid: Rulings, words: readonly Word[], space: number): FoundT
   // detector reads its columns better from the text itself.
   if (rows < 1 || cols < 2 || rows * cols > 20_000) return null;
 
-  const bandWords = (axis: 'x' | 'y', from: number, to: number) =>
-    inside.filter((w) => (axis === 'y' ? centerY(w.bbox) >= from && centerY(w.bbox) < to : centerX(w.bbox) >= from && centerX(w.bbox) < to));
-  const rowWords = Array.from({ length: rows }, (_, r) => bandWords('y', ys[r], ys[r + 1]));
-  const colWords = Array.from({ length: cols }, (_, c) => bandWords('x', xs[c], xs[c + 1]));
+  // Each word's grid row and column (-1 outside), found once: the bands and cells below are
+  // then read off these indexes instead of filtering every word per band and per cell.
+  const rowOf = inside.map((w) => band(ys, centerY(w.bbox)));
+  const colOf = inside.map((w) => band(xs, centerX(w.bbox)));
+  const rowWords: Word[][] = Array.from({ length: rows }, () => []);
+  const colWords: Word[][] = Array.from({ length: cols }, () => []);
+  inside.forEach((w, i) => {
+    if (rowOf[i] >= 0) rowWords[rowOf[i]].push(w);
+    if (colOf[i] >= 0) colWords[colOf[i]].push(w);
+  });
   const vBoundary = (c: number, r: number) =>
     colB.virtual.has(xs[c]) ? !crossed(rowWords[r], 'x', xs[c]) : covers(vs, xs[c], (ys[r] + ys[r + 1]) / 2);
   const hBoundary = (r: number, c: number) =>
@@ -76,20 +96,26 @@ function gridTable(grid: Rulings, words: readonly Word[], space: number): FoundT
       if (c + 1 < cols && !vBoundary(c + 1, r)) parent[find(id(r, c + 1))] = find(id(r, c));
       if (r + 1 < rows && !hBoundary(r + 1, c)) parent[find(id(r + 1, c))] = find(id(r, c));
     }
-  const spans = new Map<number, { r0: number; c0: number; r1: number; c1: number }>();
+  const spans = new Map<number, { r0: number; c0: number; r1: number; c1: number; size: number; words: Word[] }>();
   for (let r = 0; r < rows; r++)
     for (let c = 0; c < cols; c++) {
       const root = find(id(r, c));
       const s = spans.get(root);
-      if (!s) spans.set(root, { r0: r, c0: c, r1: r, c1: c });
-      else Object.assign(s, { r0: Math.min(s.r0, r), c0: Math.min(s.c0, c), r1: Math.max(s.r1, r), c1: Math.max(s.c1, c) });
+      if (!s) spans.set(root, { r0: r, c0: c, r1: r, c1: c, size: 1, words: [] });
+      else Object.assign(s, { r0: Math.min(s.r0, r), c0: Math.min(s.c0, c), r1: Math.max(s.r1, r), c1: Math.max(s.c1, c), size: s.size + 1 });
     }
   if (spans.size < 2) return null;
+  inside.forEach((w, i) => {
+    if (rowOf[i] >= 0 && colOf[i] >= 0) spans.get(find(id(rowOf[i], colOf[i])))!.words.push(w);
+  });
 
   const cells: TableCell[] = [];
   for (const s of spans.values()) {
     const box: BBox = [xs[s.c0], ys[s.r0], xs[s.c1 + 1], ys[s.r1 + 1]];
-    const own = inside.filter((w) => inBox(w, box));
+    // A rectangular span's box holds its own grid cells only; the box around an L-shaped one
+    // also reaches into its neighbours' cells, whose words it takes as well.
+    const rectangular = s.size === (s.r1 - s.r0 + 1) * (s.c1 - s.c0 + 1);
+    const own = rectangular ? s.words : inside.filter((w) => inBox(w, box));
     cells.push({ row: s.r0, col: s.c0, row_span: s.r1 - s.r0 + 1, col_span: s.c1 - s.c0 + 1, text: cellText(own), bbox: box });
   }
   cells.sort((a, b) => a.row - b.row || a.col - b.col);

@@ -1,13 +1,16 @@
 // Characters of a page's text layer with boxes in display space, font size and boldness.
 // PDFium's "loose" char box spans the font's ascent to descent, so every character of a line
 // shares one top and bottom; the tight box would make "a" and "T" look like different lines.
-import type { BBox } from '../../canonical/model.js';
-import { type Affine, type PdfPage, applyAffine } from './pdf-page.js';
+import type { PdfPage } from './pdf-page.js';
 import type { PdfDocument } from './pdf-document.js';
 
 export interface PdfChar {
   text: string;
-  bbox: BBox;
+  /** Box in display space, as plain fields: a page holds thousands of characters. */
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
   /** Ascent-to-descent extent in points: ~1.15× the nominal font size, comparable within a document. */
   fontSize: number;
   bold: boolean;
@@ -22,7 +25,10 @@ export interface PdfChar {
 /** Shared word separator; boxes of whitespace are never used. */
 export const SPACE: PdfChar = Object.freeze({
   text: ' ',
-  bbox: [0, 0, 0, 0] as BBox,
+  x0: 0,
+  y0: 0,
+  x1: 0,
+  y1: 0,
   fontSize: 0,
   bold: false,
   font: '',
@@ -53,7 +59,20 @@ export function readChars(doc: PdfDocument, page: PdfPage): PdfChar[] {
       if (raw.FPDFText_GetLooseCharBox(textPage, i, scratch) !== 1) continue;
       const f = doc.pdfium.heapF32();
       const o = scratch >> 2; // FS_RECTF: left, top, right, bottom
-      const bbox = toDisplayBox(page.toDisplay, f[o], f[o + 1], f[o + 2], f[o + 3]);
+      const left = f[o];
+      const top = f[o + 1];
+      const right = f[o + 2];
+      const bottom = f[o + 3];
+      // The box's corners mapped to display space (applyAffine, written out for every character).
+      const m = page.toDisplay;
+      const ax = m[0] * left + m[2] * top + m[4];
+      const ay = m[1] * left + m[3] * top + m[5];
+      const bx = m[0] * right + m[2] * bottom + m[4];
+      const by = m[1] * right + m[3] * bottom + m[5];
+      const x0 = Math.min(ax, bx);
+      const y0 = Math.min(ay, by);
+      const x1 = Math.max(ax, bx);
+      const y1 = Math.max(ay, by);
       const obj = raw.FPDFText_GetTextObject(textPage, i);
       if (obj !== lastObj) {
         lastObj = obj;
@@ -62,10 +81,13 @@ export function readChars(doc: PdfDocument, page: PdfPage): PdfChar[] {
       const quarter = quarterTurns(raw.FPDFText_GetCharAngle(textPage, i), page.rotation);
       chars.push({
         text: safeChar(code),
-        bbox,
+        x0,
+        y0,
+        x1,
+        y1,
         // FPDFText_GetFontSize answers the unscaled Tf operand (often 1, the size living in the
         // text matrix), so the size used for headings is the loose box's extent across the line.
-        fontSize: quarter % 2 === 0 ? bbox[3] - bbox[1] : bbox[2] - bbox[0],
+        fontSize: quarter % 2 === 0 ? y1 - y0 : x1 - x0,
         bold: lastFont.bold,
         font: lastFont.name,
         unmapped: raw.FPDFText_HasUnicodeMapError(textPage, i) === 1,
@@ -78,12 +100,6 @@ export function readChars(doc: PdfDocument, page: PdfPage): PdfChar[] {
   }
 }
 
-function toDisplayBox(m: Affine, left: number, top: number, right: number, bottom: number): BBox {
-  const [ax, ay] = applyAffine(m, left, top);
-  const [bx, by] = applyAffine(m, right, bottom);
-  return [Math.min(ax, bx), Math.min(ay, by), Math.max(ax, bx), Math.max(ay, by)];
-}
-
 function safeChar(code: number): string {
   if (code === 0 || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) return '\ufffd';
   return String.fromCodePoint(code);
@@ -94,7 +110,8 @@ function safeChar(code: number): string {
  * unrotated space; the page's /Rotate (also clockwise) turns it further on display.
  */
 function quarterTurns(angleRad: number, pageRotation: number): number {
-  if (angleRad < 0) return pageRotation / 90; // -1: unknown, treat as upright on the page
+  // -1: unknown, treat as upright on the page; 0 (most text) adds no turn either.
+  if (angleRad <= 0) return pageRotation / 90;
   return ((Math.round(angleRad / (Math.PI / 2)) % 4) + pageRotation / 90) % 4;
 }
 

@@ -25,9 +25,14 @@ export function readPdfPage(doc: PdfDocument, index: number): SourcePage {
     const chars = readChars(doc, page);
     const graphics = readGraphics(doc, page);
     const base = { page_number: index + 1, width: page.width, height: page.height, rotation: page.rotation };
-    const visible = chars.filter((c) => c.text !== ' ');
-    const mapped = visible.filter((c) => !c.unmapped && isReadable(c.text)).length;
-    const garbage = visible.length > 0 && mapped < visible.length * MIN_MAPPED_SHARE;
+    let visible = 0;
+    let mapped = 0;
+    for (const c of chars) {
+      if (c.text === ' ') continue;
+      visible++;
+      if (!c.unmapped && isReadable(c.text)) mapped++;
+    }
+    const garbage = visible > 0 && mapped < visible * MIN_MAPPED_SHARE;
     const scanLike = graphics.imageCoverage > 0.5 && mapped < MIN_CHARS_ON_IMAGE_PAGE;
     // Nothing drawn at all: a genuinely blank page, nothing for OCR to find.
     if (chars.length === 0 && graphics.objects === 0) return { ...base, source: 'text_layer', words: [], blank: true };

@@ -3,6 +3,7 @@
 // with TJ offsets instead of space characters; 0.25 sits between letter spacing, rarely above
 // 0.1 em, and the narrowest word spaces, ~0.25 em).
 import type { BBox, Word } from '../../canonical/model.js';
+import { median } from '../../layout/geometry.js';
 import type { PdfChar } from './pdf-chars.js';
 
 export interface PdfWord extends Word {
@@ -20,7 +21,7 @@ export function charsToWords(chars: PdfChar[]): PdfWord[] {
     cur = [];
   };
   for (const c of chars) {
-    if (/^\s$/u.test(c.text) || c.text === '\u00a0') {
+    if (isSpace(c.text)) {
       flush();
       continue;
     }
@@ -38,24 +39,32 @@ export function charsToWords(chars: PdfChar[]): PdfWord[] {
   return words;
 }
 
+/** A whitespace character (readChars gives one shared " " for most); printable ASCII never is. */
+function isSpace(text: string): boolean {
+  if (text === ' ') return true;
+  const code = text.charCodeAt(0);
+  if (text.length === 1 && code > 0x20 && code < 0x7f) return false;
+  return /^\s$/u.test(text) || text === '\u00a0';
+}
+
 /** Letters that Latin fonts join into ligature glyphs (ff, fi, fl, ffi, ffl, ft, st). */
 const LIGATURE_LETTER = /^[filtsj]$/;
 
 /** Two letters of one ligature glyph: PDFium places both at the glyph's left edge, on one line. */
-const sameStart = (a: PdfChar, b: PdfChar) => a.quarter === 0 && b.quarter === 0 && Math.abs(a.bbox[0] - b.bbox[0]) < 0.01 && Math.abs(a.bbox[1] - b.bbox[1]) < 0.01;
+const sameStart = (a: PdfChar, b: PdfChar) => a.quarter === 0 && b.quarter === 0 && Math.abs(a.x0 - b.x0) < 0.01 && Math.abs(a.y0 - b.y0) < 0.01;
 
 /** Fake bold: the same glyph drawn twice, offset by a fraction of its width (pdfplumber issue 71). */
 function isDuplicate(a: PdfChar, b: PdfChar): boolean {
   if (a.text !== b.text) return false;
-  const w = Math.max(a.bbox[2] - a.bbox[0], 0.1);
-  const h = Math.max(a.bbox[3] - a.bbox[1], 0.1);
-  return Math.abs(a.bbox[0] - b.bbox[0]) < 0.3 * w && Math.abs(a.bbox[1] - b.bbox[1]) < 0.3 * h;
+  const w = Math.max(a.x1 - a.x0, 0.1);
+  const h = Math.max(a.y1 - a.y0, 0.1);
+  return Math.abs(a.x0 - b.x0) < 0.3 * w && Math.abs(a.y0 - b.y0) < 0.3 * h;
 }
 
 function breaksWord(a: PdfChar, b: PdfChar): boolean {
   if (a.quarter !== b.quarter) return true;
-  const [ax0, ay0, ax1, ay1] = a.bbox;
-  const [bx0, by0, bx1, by1] = b.bbox;
+  const { x0: ax0, y0: ay0, x1: ax1, y1: ay1 } = a;
+  const { x0: bx0, y0: by0, x1: bx1, y1: by1 } = b;
   const horizontal = a.quarter % 2 === 0;
   // Extent across the reading direction ("line height") and the gap along it.
   const size = horizontal ? Math.max(ay1 - ay0, by1 - by0) : Math.max(ax1 - ax0, bx1 - bx0);
@@ -72,8 +81,8 @@ function breaksWord(a: PdfChar, b: PdfChar): boolean {
   return gap > size * GAP_RATIO || gap < -size * 0.6;
 }
 
-/** Hebrew, Arabic (and their presentation forms): letters set right to left. */
-export const isRtl = (ch: string) => /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/u.test(ch);
+/** Hebrew, Arabic (and their presentation forms): letters set right to left. A single character below U+0590 never is. */
+export const isRtl = (ch: string) => !(ch.length === 1 && ch.charCodeAt(0) < 0x0590) && /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/u.test(ch);
 
 function makeWord(chars: PdfChar[]): PdfWord {
   const bbox: BBox = [Infinity, Infinity, -Infinity, -Infinity];
@@ -83,20 +92,19 @@ function makeWord(chars: PdfChar[]): PdfWord {
   const sizes: number[] = [];
   for (const c of chars) {
     text += c.text;
-    bbox[0] = Math.min(bbox[0], c.bbox[0]);
-    bbox[1] = Math.min(bbox[1], c.bbox[1]);
-    bbox[2] = Math.max(bbox[2], c.bbox[2]);
-    bbox[3] = Math.max(bbox[3], c.bbox[3]);
+    bbox[0] = Math.min(bbox[0], c.x0);
+    bbox[1] = Math.min(bbox[1], c.y0);
+    bbox[2] = Math.max(bbox[2], c.x1);
+    bbox[3] = Math.max(bbox[3], c.y1);
     if (c.unmapped || c.text === '\ufffd') unmapped++;
     if (c.bold) bold++;
     sizes.push(c.fontSize);
   }
-  sizes.sort((x, y) => x - y);
   return {
     text,
     bbox,
     confidence: 1,
-    fontSize: sizes[sizes.length >> 1],
+    fontSize: median(sizes),
     bold: bold * 2 > chars.length,
     font: chars[chars.length >> 1].font,
     quarter: chars[0].quarter,
