@@ -2,18 +2,22 @@
 // one process does it at a time: stale-lease recovery (every QUIRE_RECOVERY_INTERVAL_SECONDS), and
 // hourly purges: expired idempotency keys (24 h), soft-deleted jobs past the 30-day restore window
 // (with their artifacts and history), then blobs nothing references any more, and files in the
-// store that no blob row names (their registration was lost in a database crash).
+// store that no blob row names (their registration was lost in a database crash); and, in every
+// process, files its staging directory kept from a process that died mid-upload.
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { purgeUnreferencedBlobs, sweepOrphanFiles } from '../storage/blob-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import { sweepStaging } from '../storage/staging.js';
 import { recoverStale } from './recover.js';
 
 const PURGE_LOCK = 0x51554952_02;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 export const RESTORE_WINDOW_DAYS = 30;
 export const IDEMPOTENCY_HOURS = 24;
+/** A staged file not written to for this long belongs to no upload in progress. */
+const STAGING_GRACE_SECONDS = 3600;
 
 export interface PurgeReport {
   idempotency_keys: number;
@@ -73,6 +77,9 @@ export class Maintenance {
         this.lastPurge = Date.now();
         const purged = await purge(this.db, this.store);
         if (purged && (purged.jobs || purged.blobs || purged.orphan_files)) this.log.info({ ...purged }, 'purged');
+        // Outside the purge's lock: with an S3 store each machine stages on its own disk.
+        const staged = await sweepStaging(this.store.stagingDir, STAGING_GRACE_SECONDS);
+        if (staged) this.log.info({ staged_files: staged }, 'removed staged files left by an interrupted upload');
       }
     } catch (err) {
       this.log.error({ err }, 'maintenance failed; trying again next interval');

@@ -50,3 +50,25 @@ export async function stageStream(source: AsyncIterable<Buffer | Uint8Array> | R
 export async function discardStaged(staged: StagedFile | null | undefined): Promise<void> {
   if (staged) await fs.rm(staged.path, { force: true });
 }
+
+/**
+ * Removes files left in a staging directory by a process that died mid-upload or mid-write:
+ * anything not written to for `graceSeconds`. A file being received is written to as its bytes
+ * arrive, and a finished one is moved into the store at once.
+ */
+export async function sweepStaging(dir: string, graceSeconds: number): Promise<number> {
+  const cutoff = Date.now() - graceSeconds * 1000;
+  const names = await fs.readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [] as string[];
+    throw err;
+  });
+  let removed = 0;
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const stat = await fs.stat(file).catch(() => null);
+    if (!stat?.isFile() || stat.mtimeMs >= cutoff) continue;
+    await fs.rm(file, { force: true });
+    removed++;
+  }
+  return removed;
+}

@@ -8,7 +8,8 @@ import { type Harness, startHarness } from '../helpers/harness.js';
 import { registerBlob, storeAllBytes, sweepOrphanFiles } from '../../src/storage/blob-registry.js';
 import { blobKey } from '../../src/storage/blob-store.js';
 import { createBlobStore } from '../../src/storage/index.js';
-import { purge } from '../../src/queue/maintenance.js';
+import pino from 'pino';
+import { Maintenance, purge } from '../../src/queue/maintenance.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -64,5 +65,18 @@ describe('files without a blob row', () => {
     expect(await sweep).toBe(0);
     expect(await store.exists(sha256)).toBe(true);
     expect(await h.db.selectFrom('blobs').select('size_bytes').where('sha256', '=', sha256).executeTakeFirstOrThrow()).toEqual({ size_bytes: bytes.length });
+  });
+
+  it('staged files left by an interrupted upload are removed after an hour; one being received stays', async () => {
+    const store = createBlobStore(h.config);
+    fs.mkdirSync(store.stagingDir, { recursive: true });
+    const interrupted = path.join(store.stagingDir, 'upload-interrupted');
+    const receiving = path.join(store.stagingDir, 'upload-receiving');
+    fs.writeFileSync(interrupted, 'half an upload');
+    fs.writeFileSync(receiving, 'bytes still arriving');
+    fs.utimesSync(interrupted, twoHoursAgo(), twoHoursAgo());
+    await new Maintenance(h.db, store, 3600, pino({ level: 'silent' })).once();
+    expect(fs.existsSync(interrupted)).toBe(false);
+    expect(fs.existsSync(receiving)).toBe(true);
   });
 });
