@@ -13,6 +13,9 @@ describe('config', () => {
     expect(loadConfig({ PORT: '9000', QUIRE_WORKERS: '0', QUIRE_ALLOW_PRIVATE_NETWORK: '1' })).toMatchObject({ port: 9000, workers: 0, allowPrivateNetwork: true });
     expect(() => loadConfig({ QUIRE_MAX_UPLOAD_BYTES: 'lots' })).toThrow(ConfigError);
     expect(() => loadConfig({ QUIRE_WORKERS: '-1' })).toThrow(/QUIRE_WORKERS/);
+    expect(loadConfig({}).processMemoryMarkMb).toBe(700);
+    expect(loadConfig({ QUIRE_PROCESS_MEMORY_MARK_MB: '1000' }).processMemoryMarkMb).toBe(1000);
+    expect(() => loadConfig({ QUIRE_PROCESS_MEMORY_MARK_MB: '50' })).toThrow(/QUIRE_PROCESS_MEMORY_MARK_MB/);
   });
 
   it('lists every variable decisions.md names in the help', () => {

@@ -29,7 +29,7 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
   // other processes while the app runs.
   const ownPolicy = options.policy ? null : new PolicyService(options.db);
   // One thread serves the requests that run the pipeline; more would compete with the workers.
-  const ownPipeline = options.pipeline ? null : new PipelinePool(1, { idleMs: options.config.pipelineIdleSeconds * 1000, ocrPagesAtOnce: options.config.ocrPagesAtOnce });
+  const ownPipeline = options.pipeline ? null : new PipelinePool(1, { idleMs: options.config.pipelineIdleSeconds * 1000, ocrPagesAtOnce: options.config.ocrPagesAtOnce, processRecycleBytes: options.config.processMemoryMarkMb * 1024 * 1024 });
   const ctx: AppContext = {
     ...options,
     policy: options.policy ?? ownPolicy!,

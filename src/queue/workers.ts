@@ -70,7 +70,7 @@ export class Workers {
     this.blobs = options.blobs ?? createBlobStore(options.config);
     this.ownPolicy = !options.policy;
     this.policy = options.policy ?? new PolicyService(options.db);
-    this.pool = new PipelinePool(options.count, { idleMs: options.config.pipelineIdleSeconds * 1000, ocrPagesAtOnce: options.config.ocrPagesAtOnce });
+    this.pool = new PipelinePool(options.count, { idleMs: options.config.pipelineIdleSeconds * 1000, ocrPagesAtOnce: options.config.ocrPagesAtOnce, processRecycleBytes: options.config.processMemoryMarkMb * 1024 * 1024 });
     this.models = jobModelResolver(options.db, options.config);
     this.listener = queueListener(
       options.databaseUrl,
