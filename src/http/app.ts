@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
-import { PipelinePool } from '../queue/pipeline-pool.js';
+import { PipelinePool, poolLimitsOf } from '../queue/pipeline-pool.js';
 import { PolicyService } from '../domain/policy/policy.service.js';
 import { SecretBox } from '../lib/secret-box.js';
 import type { App, AppContext, AppOptions } from './context.js';
@@ -29,7 +29,7 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
   // other processes while the app runs.
   const ownPolicy = options.policy ? null : new PolicyService(options.db);
   // One thread serves the requests that run the pipeline; more would compete with the workers.
-  const ownPipeline = options.pipeline ? null : new PipelinePool(1, { idleMs: options.config.pipelineIdleSeconds * 1000, ocrPagesAtOnce: options.config.ocrPagesAtOnce, processRecycleBytes: options.config.processMemoryMarkMb * 1024 * 1024 });
+  const ownPipeline = options.pipeline ? null : new PipelinePool(1, poolLimitsOf(options.config));
   const ctx: AppContext = {
     ...options,
     policy: options.policy ?? ownPolicy!,

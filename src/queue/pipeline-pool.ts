@@ -3,6 +3,7 @@
 // A thread that does not stop within ABORT_GRACE_MS of an abort (a page stuck inside the parser)
 // is terminated and replaced: a cancel or timeout always takes effect.
 import { Worker } from 'node:worker_threads';
+import type { Config } from '../config.js';
 import { NativeGate } from '../lib/native-gate.js';
 import { collectIdleGarbage } from '../lib/idle-heap.js';
 import { releaseFreedNativeMemory, tuneNativeAllocator } from '../lib/native-heap.js';
@@ -26,7 +27,8 @@ export const RECYCLE_BYTES = 320 * 1024 * 1024;
  * The same for the whole process: native memory (onnxruntime tensors, tesseract's WebAssembly
  * worker) is invisible to a thread's own count, so a thread whose task ends with the process's
  * resident memory above this is ended too. 700 MB leaves room under the 800 MB a worker with
- * both OCR engines should stay within (docs/performance.md, "Worker memory").
+ * both OCR engines should stay within (docs/performance.md, "Worker memory"). A process sets its own
+ * with QUIRE_PROCESS_MEMORY_MARK_MB (the same default, in config.ts).
  */
 export const PROCESS_RECYCLE_BYTES = 700 * 1024 * 1024;
 /**
@@ -119,6 +121,11 @@ export interface ThreadLimits {
   idleMs: number;
   /** Pages the pool's threads read with their OCR engines at once (pipeline/ocr/page-permits.ts); 0: the default. */
   ocrPagesAtOnce: number;
+}
+
+/** The limits a process's configuration sets on its pool (QUIRE_PIPELINE_IDLE_SECONDS, QUIRE_OCR_PAGES_AT_ONCE, QUIRE_PROCESS_MEMORY_MARK_MB). */
+export function poolLimitsOf(config: Pick<Config, 'pipelineIdleSeconds' | 'ocrPagesAtOnce' | 'processMemoryMarkMb'>): Partial<ThreadLimits> {
+  return { idleMs: config.pipelineIdleSeconds * 1000, ocrPagesAtOnce: config.ocrPagesAtOnce, processRecycleBytes: config.processMemoryMarkMb * 1024 * 1024 };
 }
 
 /** The process-wide memory mark, shared by a pool's threads: when ending a thread can give memory back. */

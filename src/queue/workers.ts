@@ -18,7 +18,7 @@ import { ForgeWorker } from './forge-workers.js';
 import { Maintenance } from './maintenance.js';
 import { queueListener } from './notify.js';
 import type { PgListener } from '../db/pg-listener.js';
-import { PipelinePool } from './pipeline-pool.js';
+import { PipelinePool, poolLimitsOf } from './pipeline-pool.js';
 import { type RunHandle, runJob } from './run-job.js';
 import { jobModelResolver } from '../models/job-models.js';
 import { forgeProposerResolver } from '../models/forge/proposer-for.js';
@@ -70,7 +70,7 @@ export class Workers {
     this.blobs = options.blobs ?? createBlobStore(options.config);
     this.ownPolicy = !options.policy;
     this.policy = options.policy ?? new PolicyService(options.db);
-    this.pool = new PipelinePool(options.count, { idleMs: options.config.pipelineIdleSeconds * 1000, ocrPagesAtOnce: options.config.ocrPagesAtOnce, processRecycleBytes: options.config.processMemoryMarkMb * 1024 * 1024 });
+    this.pool = new PipelinePool(options.count, poolLimitsOf(options.config));
     this.models = jobModelResolver(options.db, options.config);
     this.listener = queueListener(
       options.databaseUrl,
