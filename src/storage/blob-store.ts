@@ -42,9 +42,6 @@ export interface StoredBlob {
   modifiedAt: Date;
 }
 
-const BLOB_NAME = /^[0-9a-f]{64}$/;
-/** Whether a name in the store is a blob's (anything else there is not the store's to touch). */
-export const isBlobName = (name: string): boolean => BLOB_NAME.test(name);
 
 /** A stored document's bytes are gone: never the caller's fault. */
 export class BlobNotFoundError extends QuireError<'blob_not_found'> {
@@ -54,6 +51,9 @@ export class BlobNotFoundError extends QuireError<'blob_not_found'> {
 }
 
 const SHA256 = /^[0-9a-f]{64}$/;
+
+/** Whether a name in the store is a blob's (anything else there is not the store's to touch). */
+export const isBlobName = (name: string): boolean => SHA256.test(name);
 
 /** Blob keys are derived from hashes only; anything else is a bug, never a path to follow. */
 export function assertSha256(sha256: string): string {
