@@ -61,30 +61,3 @@ export function median(values: readonly number[]): number {
 /** Two decimals are plenty for points and keep the JSON small. */
 export const round2 = (v: number) => Math.round(v * 100) / 100;
 export const roundBox = (b: BBox): BBox => [round2(b[0]), round2(b[1]), round2(b[2]), round2(b[3])];
-
-/**
- * Bottom-up merge sort of indexes, stable like Array.prototype.sort: an element moves before an
- * earlier one only when `compare` says it is smaller. A merge whose halves are already in order
- * is skipped, so text that arrives nearly sorted costs little; and the comparison is inlined by
- * the compiler, which the built-in sort cannot do with its callback.
- */
-export function sortIndexes(items: number[], compare: (a: number, b: number) => number): number[] {
-  const n = items.length;
-  let from = items;
-  let to = new Array<number>(n);
-  for (let width = 1; width < n; width *= 2) {
-    for (let lo = 0; lo < n; lo += 2 * width) {
-      const mid = Math.min(lo + width, n);
-      const hi = Math.min(lo + 2 * width, n);
-      if (mid >= hi || !(compare(from[mid - 1], from[mid]) > 0)) {
-        for (let k = lo; k < hi; k++) to[k] = from[k];
-        continue;
-      }
-      let i = lo;
-      let j = mid;
-      for (let k = lo; k < hi; k++) to[k] = i < mid && (j >= hi || !(compare(from[i], from[j]) > 0)) ? from[i++] : from[j++];
-    }
-    [from, to] = [to, from];
-  }
-  return from;
-}

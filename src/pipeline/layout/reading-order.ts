@@ -4,7 +4,6 @@
 // only taken when both sides read as prose:
 // label/value pairs and table columns also leave gutters, but they read row by row.
 import type { BBox, Word } from '../canonical/model.js';
-import { sortIndexes } from './geometry.js';
 
 export type FlowItem = { kind: 'text'; bbox: BBox; words: Word[] } | { kind: 'table'; bbox: BBox; tableIndex: number };
 
@@ -36,10 +35,7 @@ interface Gap {
 /** Gaps in the projection of the boxes on one axis (0 = x, 1 = y), widest first. */
 function gaps(region: FlowItem[], axis: 0 | 1, minSize: number): Gap[] {
   const starts = region.map((i) => i.bbox[axis]);
-  const order = sortIndexes(
-    region.map((_, k) => k),
-    (a, b) => starts[a] - starts[b],
-  );
+  const order = region.map((_, k) => k).sort((a, b) => starts[a] - starts[b]);
   const out: Gap[] = [];
   let reach = region[order[0]].bbox[axis + 2];
   for (let k = 1; k < order.length; k++) {

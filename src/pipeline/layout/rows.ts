@@ -2,7 +2,7 @@
 // a row separated by wide gaps). Rows feed table detection; segments are the units that reading
 // order moves around, so that two columns sharing a baseline are never glued into one line.
 import type { BBox, Word } from '../canonical/model.js';
-import { centerY, height, median, overlapY, sortIndexes, union } from './geometry.js';
+import { centerY, height, median, overlapY, union } from './geometry.js';
 
 export interface Row {
   words: Word[];
@@ -62,12 +62,9 @@ function byCentreY(words: readonly Word[]): Word[] {
     x0[i] = b[0];
     order[i] = i;
   }
-  const sorted = sortIndexes(order, (a, b) => cy[a] - cy[b] || x0[a] - x0[b]);
-  const out = new Array<Word>(n);
-  for (let i = 0; i < n; i++) out[i] = words[sorted[i]];
-  return out;
+  order.sort((a, b) => cy[a] - cy[b] || x0[a] - x0[b]);
+  return order.map((i) => words[i]);
 }
-
 
 /** Already ordered by left edge (then sorting would leave it as it is). */
 function leftToRight(words: readonly Word[]): boolean {
