@@ -23,12 +23,16 @@ export function piecesToLines(pieces: readonly Word[][]): Line[] {
   });
 }
 
-const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/gu;
-const ANY_RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/u;
+/** Hebrew, Arabic (and their presentation forms): letters set right to left. */
+const RTL_LETTERS = '\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc';
+const RTL = new RegExp(`[${RTL_LETTERS}]`, 'gu');
+const ANY_RTL = new RegExp(`[${RTL_LETTERS}]`, 'u');
+/** Whether a text holds a right-to-left letter; a single character below U+0590 never is one. */
+export const isRtl = (text: string) => !(text.length === 1 && text.charCodeAt(0) < 0x0590) && ANY_RTL.test(text);
 const LETTER = /\p{L}/gu;
 function rtlShare(words: readonly Word[]): number {
   // Without a right-to-left letter the share is 0, whatever the count of letters.
-  if (!words.some((w) => ANY_RTL.test(w.text))) return 0;
+  if (!words.some((w) => isRtl(w.text))) return 0;
   const text = words.map((w) => w.text).join('');
   const letters = text.match(LETTER)?.length ?? 0;
   return letters === 0 ? 0 : (text.match(RTL)?.length ?? 0) / letters;

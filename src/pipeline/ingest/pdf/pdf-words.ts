@@ -4,6 +4,7 @@
 // 0.1 em, and the narrowest word spaces, ~0.25 em).
 import type { BBox, Word } from '../../canonical/model.js';
 import { median } from '../../layout/geometry.js';
+import { isRtl } from '../../layout/lines.js';
 import type { PdfChar } from './pdf-chars.js';
 
 export interface PdfWord extends Word {
@@ -81,8 +82,6 @@ function breaksWord(a: PdfChar, b: PdfChar): boolean {
   return gap > size * GAP_RATIO || gap < -size * 0.6;
 }
 
-/** Hebrew, Arabic (and their presentation forms): letters set right to left. A single character below U+0590 never is. */
-export const isRtl = (ch: string) => !(ch.length === 1 && ch.charCodeAt(0) < 0x0590) && /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]/u.test(ch);
 
 function makeWord(chars: PdfChar[]): PdfWord {
   const bbox: BBox = [Infinity, Infinity, -Infinity, -Infinity];
