@@ -1,6 +1,7 @@
 // Hostile input stops at the door: every string a request carries (body, query, path) is checked
-// for characters PostgreSQL cannot store (NUL, lone UTF-16 surrogates), and every free-form value
-// for nesting depth and size, before any handler, hash or merge walks it recursively.
+// for characters PostgreSQL cannot store (NUL, lone UTF-16 surrogates), every number for being
+// finite (JSON's 1e400 parses to Infinity, which would be stored as null or not at all), and every
+// free-form value for nesting depth and size, before any handler, hash or merge walks it recursively.
 // Each problem is a 422 at the field, in the validation shape.
 import type { FastifyRequest } from 'fastify';
 import type { ValidationItem } from '../lib/errors.js';
@@ -36,6 +37,10 @@ export function inspectValue(value: unknown, root: (string | number)[]): Validat
     }
     if (typeof v === 'string') {
       if (unstorableText(v)) return stringItem(loc);
+      continue;
+    }
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return { loc, msg: 'Input should be a finite number', type: 'finite_number' };
       continue;
     }
     if (v === null || typeof v !== 'object') continue;

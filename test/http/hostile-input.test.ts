@@ -60,6 +60,20 @@ describe('NUL and lone surrogates', () => {
   });
 });
 
+describe('numbers beyond a double', () => {
+  it('answer 422 at the field instead of being stored as Infinity, null or nothing', async () => {
+    const policyPath = `/v1/admin/tenant-policy/${DEFAULT_TENANT_ID}`;
+    const before = await h.request('GET', policyPath, { token: await h.adminToken() });
+    const json = { 'content-type': 'application/json' };
+    const limit = await h.request('PATCH', policyPath, { token: await h.adminToken(), raw: '{"rate_limit_per_minute":1e400}', headers: json });
+    expectField(limit, ['body', 'rate_limit_per_minute']);
+    expect(limit.body.detail[0].type).toBe('finite_number');
+    expectField(await h.request('PATCH', policyPath, { token: await h.adminToken(), raw: '{"feature_flags":{"x":[1,-1e999]}}', headers: json }), ['body', 'feature_flags', 'x', 1]);
+    const after = await h.request('GET', policyPath, { token: await h.adminToken() });
+    expect(after.body).toEqual(before.body);
+  });
+});
+
 describe('depth and size of free-form objects', () => {
   it('accepts 32 levels and refuses 33 at the field', async () => {
     const ok = await h.request('PATCH', `/v1/admin/tenant-policy/${DEFAULT_TENANT_ID}`, { token: await h.adminToken(), body: { feature_flags: deep(31) } });
