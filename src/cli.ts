@@ -1,14 +1,13 @@
 // The `quire` command: serve | worker | migrate | create-admin | rotate-secret-key | extract.
+// The HTTP app, the workers and the pipeline are imported by the commands that run them, so a
+// process loads only its own part: a worker's main thread, for one, no OCR engine and no HTTP stack.
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { type Config, ConfigError, envHelp, loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { rotateSealedColumns } from './db/rotate-secrets.js';
 import { bootstrapPlatform, createPlatformAdmin } from './domain/tenants/bootstrap.js';
-import { buildApp } from './http/app.js';
 import { SecretBox } from './lib/secret-box.js';
-import { extractCommand } from './pipeline/extract-command.js';
-import { Workers } from './queue/workers.js';
 import { VERSION } from './version.js';
 
 const USAGE = `quire ${VERSION}: self-hostable document understanding
@@ -57,6 +56,7 @@ async function serve(config: Config, args: string[]): Promise<void> {
   const handle = await openDatabase(config, log, { migrate: true });
   await bootstrapPlatform(handle.db, config, log);
   const workers = values['no-workers'] ? 0 : config.workers;
+  const [{ buildApp }, { Workers }] = await Promise.all([import('./http/app.js'), import('./queue/workers.js')]);
   const pool = workers > 0 ? new Workers({ db: handle.db, databaseUrl: handle.url, config, log, count: workers }) : null;
   await pool?.start();
   const app = await buildApp({ db: handle.db, config, version: VERSION, workerCount: () => pool?.size ?? 0 }, { level: config.logLevel, base: { pid: process.pid } });
@@ -75,6 +75,7 @@ async function worker(config: Config, args: string[]): Promise<void> {
   const count = values.concurrency !== undefined ? Number(values.concurrency) : Math.max(1, config.workers);
   if (!Number.isInteger(count) || count < 1) throw new ConfigError(`--concurrency must be a positive integer, got "${values.concurrency}"`);
   const log = logger(config);
+  const { Workers } = await import('./queue/workers.js');
   const handle = await openDatabase(config, log, { migrate: true });
   const pool = new Workers({ db: handle.db, databaseUrl: handle.url, config, log, count });
   await pool.start();
@@ -135,6 +136,7 @@ export async function main(argv: string[]): Promise<void> {
   if (command === '--version') return void process.stdout.write(`${VERSION}\n`);
   // The pipeline on one file, without a server or database: needs no configuration.
   if (command === 'extract') {
+    const { extractCommand } = await import('./pipeline/extract-command.js');
     process.exitCode = await extractCommand(rest);
     return;
   }

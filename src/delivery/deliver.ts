@@ -4,6 +4,7 @@
 import type { Config } from '../config.js';
 import { openStore } from '../connectors/index.js';
 import { postWebhook } from '../connectors/webhook.js';
+import type { FileStore } from '../connectors/types.js';
 import type { Connection, Delivery } from '../db/connections-schema.js';
 import type { Db } from '../db/database.js';
 import { describeFailure, openCredentials } from '../domain/connections/connections.service.js';
@@ -43,7 +44,7 @@ export async function deliver(deps: DeliverDeps, delivery: Delivery, connection:
       const error = answer.ok ? null : `The receiver answered ${answer.statusCode}.`;
       return { outcome: answer.ok ? 'delivered' : 'retry', statusCode: answer.statusCode, latencyMs: answer.latencyMs, excerpt: answer.excerpt, error, final: false };
     }
-    const store = openStore({ protocol: connection.protocol, config: connection.config, credentials }, deps);
+    const store = await openStore({ protocol: connection.protocol, config: connection.config, credentials }, deps);
     try {
       await writeObjects(deps, store, delivery, payload);
     } finally {
@@ -55,7 +56,7 @@ export async function deliver(deps: DeliverDeps, delivery: Delivery, connection:
   }
 }
 
-async function writeObjects(deps: DeliverDeps, store: ReturnType<typeof openStore>, delivery: Delivery, payload: JobPayload | ManifestPayload): Promise<void> {
+async function writeObjects(deps: DeliverDeps, store: FileStore, delivery: Delivery, payload: JobPayload | ManifestPayload): Promise<void> {
   const meta = { 'quire-delivery': delivery.id, 'quire-event': delivery.event };
   if (payload.kind === 'manifest') {
     await store.put(manifestObjectName(delivery.batch_id!), Buffer.from(JSON.stringify({ event: delivery.event, ...payload.manifest }, null, 2)), 'application/json', meta);

@@ -3,11 +3,6 @@
 // (ok: false with the reason), not an exception.
 import http from 'node:http';
 import https from 'node:https';
-import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { anthropicSdk } from './backends/anthropic.js';
-import { vertexTarget } from './backends/vertex.js';
-import OpenAI from 'openai';
 import { type GuardOptions, OutboundBlockedError, assertOutboundAllowed, createGuardedFetch, guardedLookup } from '../lib/ssrf-guard.js';
 import type { ModelEndpointConfig } from './endpoint-config.js';
 
@@ -40,16 +35,19 @@ async function callOnce(config: ModelEndpointConfig, guard: GuardOptions): Promi
   const fetch = createGuardedFetch(guard) as unknown as typeof globalThis.fetch;
   switch (config.backend) {
     case 'custom_url': {
+      const { default: OpenAI } = await import('openai');
       const client = new OpenAI({ apiKey: config.credentials.api_key ?? 'unused', baseURL: baseUrl, fetch, timeout, maxRetries: 0 });
       const answer = await client.chat.completions.create({ model: config.model, messages: [{ role: 'user', content: PING }], max_tokens: 1 });
       return `model ${answer.model || config.model} answered`;
     }
     case 'anthropic': {
+      const { anthropicSdk } = await import('./backends/anthropic.js');
       const client = anthropicSdk({ endpoint: { ...config, base_url: baseUrl }, guard });
       const answer = await client.messages.create({ model: config.model, max_tokens: 1, messages: [{ role: 'user', content: PING }] });
       return `model ${answer.model || config.model} answered`;
     }
     case 'bedrock': {
+      const [{ BedrockRuntimeClient, ConverseCommand }, { NodeHttpHandler }] = await Promise.all([import('@aws-sdk/client-bedrock-runtime'), import('@smithy/node-http-handler')]);
       const lookup = guardedLookup(guard) as never;
       const client = new BedrockRuntimeClient({
         region: config.aws_region ?? undefined,
@@ -71,6 +69,7 @@ async function callOnce(config: ModelEndpointConfig, guard: GuardOptions): Promi
     }
     case 'vertex': {
       // The same target and token source as extraction: the service account's token_uri, guarded.
+      const { vertexTarget } = await import('./backends/vertex.js');
       const target = vertexTarget({ endpoint: config, guard });
       const token = await target.accessToken();
       const response = await target.fetch(target.url, {

@@ -6,10 +6,10 @@ import { PipelineError, corruptDocument, isPipelineError } from './ingest/errors
 import { type PageSpan, parsePageRange } from './ingest/page-range.js';
 import type { PageCapPolicy } from './ingest/page-plan.js';
 import { discardPdfium } from './ingest/pdf/pdfium.js';
-import { imageFrameRgb, renderImageFramePng } from './ingest/image-frames.js';
+import { imageFrameRgb } from './ingest/image-frames.js';
 import { OCR_RENDER_DPI, type OcrReport, type OcrStageOptions, type PageRaster, ocrSourcePages } from './ingest/ocr-pages.js';
 import { openPdf } from './ingest/pdf/pdf-document.js';
-import { renderPdfPagePng, renderPdfPageRgb } from './ingest/pdf/pdf-render.js';
+import { renderPdfPageRgb } from './ingest/pdf/pdf-render.js';
 import { readPdf } from './ingest/pdf/read-pdf.js';
 import { type NotesMode, readPptx } from './ingest/pptx/read-pptx.js';
 import { checkAborted } from './ingest/progress.js';
@@ -23,6 +23,7 @@ export { type CanonicalJson, toCanonicalJson } from './canonical/serialize.js';
 export { PipelineError, isPipelineError, type PipelineFailureCode } from './ingest/errors.js';
 export { parsePageRange, type PageSpan } from './ingest/page-range.js';
 export { sniff, type Sniffed } from './ingest/sniff.js';
+export { renderPagePng } from './render-page.js';
 export type { NotesMode } from './ingest/pptx/read-pptx.js';
 export type { PageCapPolicy } from './ingest/page-plan.js';
 export type { OcrFailedPage, OcrPageRecord, OcrReport, OcrStageOptions } from './ingest/ocr-pages.js';
@@ -129,22 +130,6 @@ async function imageRaster(bytes: Uint8Array, page: SourcePage): Promise<PageRas
   const frame = await imageFrameRgb(bytes, page.page_number - 1);
   const k = 72 / (frame.density ?? 72);
   return { data: frame.data, width: frame.width, height: frame.height, channels: 3, pageWidthPt: frame.width * k, pageHeightPt: frame.height * k, ...(frame.density ? { dpi: frame.density } : {}) };
-}
-
-/**
- * A page of a PDF or an image file as PNG at `dpi` (default 144: sharp on screens without being
- * huge). `quarterTurns` turns it clockwise, to match a page whose OCR corrected its orientation.
- */
-export async function renderPagePng(bytes: Uint8Array, pageNumber: number, options: { dpi?: number; quarterTurns?: number; widthPt?: number } = {}): Promise<Buffer> {
-  const { format } = sniff(bytes);
-  const dpi = options.dpi ?? 144;
-  if (format === 'pdf') return renderPdfPagePng(bytes, pageNumber, dpi, options.quarterTurns ?? 0);
-  if (format === 'png' || format === 'jpeg' || format === 'tiff' || format === 'webp') {
-    // The page's width in points as displayed before any OCR turn (what read-image.ts measured).
-    const widthPt = options.widthPt ?? (await readImage(bytes, { pageRange: [{ from: pageNumber, to: pageNumber }] })).pages[0]!.width;
-    return renderImageFramePng(bytes, pageNumber - 1, (widthPt * dpi) / 72, options.quarterTurns ?? 0);
-  }
-  throw new PipelineError('unsupported_format', 'Only PDF pages and images can be rendered.');
 }
 
 /**

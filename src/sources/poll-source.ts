@@ -37,7 +37,7 @@ export interface PollReport {
 }
 
 export async function pollSource(deps: PollDeps, connection: Connection): Promise<PollReport> {
-  const store = openStore({ protocol: connection.protocol, config: connection.config, credentials: openCredentials(deps.box, connection) }, deps);
+  const store = await openStore({ protocol: connection.protocol, config: connection.config, credentials: openCredentials(deps.box, connection) }, deps);
   const report: PollReport = { listed: 0, created: [], afterDone: 0 };
   try {
     const files = await store.list();

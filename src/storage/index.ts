@@ -3,14 +3,14 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import type { BlobStore } from './blob-store.js';
 import { LocalBlobStore } from './local-store.js';
-import { S3BlobStore } from './s3-store.js';
+import { DeferredS3BlobStore } from './deferred-s3-store.js';
 
 export type { BlobStore, StagedFile, ByteRange } from './blob-store.js';
 export { BlobNotFoundError } from './blob-store.js';
 
 export function createBlobStore(config: Pick<Config, 'dataDir' | 'blobUrl' | 's3Endpoint' | 's3Region' | 's3ForcePathStyle'>): BlobStore {
   if (config.blobUrl) {
-    return new S3BlobStore({
+    return new DeferredS3BlobStore({
       url: config.blobUrl,
       endpoint: config.s3Endpoint,
       region: config.s3Region,

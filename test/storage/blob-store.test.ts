@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BlobNotFoundError, type BlobStore } from '../../src/storage/blob-store.js';
 import { createBlobStore } from '../../src/storage/index.js';
 import { LocalBlobStore } from '../../src/storage/local-store.js';
-import { S3BlobStore, parseS3Url } from '../../src/storage/s3-store.js';
+import { parseS3Url } from '../../src/storage/s3-location.js';
+import { S3BlobStore } from '../../src/storage/s3-store.js';
 import { UploadTooLargeError, stageStream } from '../../src/storage/staging.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-blobs-'));
@@ -75,11 +76,16 @@ function fakeS3(req: http.IncomingMessage, res: http.ServerResponse): void {
 }
 
 beforeAll(async () => {
+  // The configured store takes its credentials from the SDK's usual chain, as in production.
+  process.env.AWS_ACCESS_KEY_ID = 'test';
+  process.env.AWS_SECRET_ACCESS_KEY = 'test';
   server = http.createServer(fakeS3);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
 afterAll(async () => {
+  delete process.env.AWS_ACCESS_KEY_ID;
+  delete process.env.AWS_SECRET_ACCESS_KEY;
   await new Promise((resolve) => server.close(resolve));
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -96,6 +102,10 @@ function stores(): [string, () => BlobStore][] {
           { url: 's3://quire-test/tenant-blobs', endpoint, region: 'us-east-1', forcePathStyle: true, stagingDir: path.join(dir, 's3-staging') },
           new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
         ),
+    ],
+    [
+      'S3-compatible, chosen by QUIRE_BLOB_URL',
+      () => createBlobStore({ dataDir: path.join(dir, 'configured'), blobUrl: 's3://quire-test/tenant-blobs', s3Endpoint: endpoint, s3Region: 'us-east-1', s3ForcePathStyle: true }),
     ],
   ];
 }

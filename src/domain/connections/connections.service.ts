@@ -159,7 +159,7 @@ export async function testConnection(deps: ConnectionsDeps, p: Principal, id: st
       const answer = await postWebhook(connection.config as never, String(credentials.secret), { id: `test_${newId('con').slice(4)}`, event: 'connection.test', body }, { guard: deps.guard, extraCaFile: deps.config.extraCaCerts });
       return { connection, answer: { ok: answer.ok, latency_ms: elapsed(), detail: `The receiver answered ${answer.statusCode}${answer.ok ? '' : `: ${answer.excerpt.slice(0, 200)}`}.` } };
     }
-    const store = openStore({ protocol: connection.protocol, config: connection.config, credentials }, deps);
+    const store = await openStore({ protocol: connection.protocol, config: connection.config, credentials }, deps);
     try {
       const detail = await store.probe(connection.direction !== 'source');
       if (store instanceof SftpStore && !connection.config.host_key_sha256 && store.seenHostKey) {

@@ -6,7 +6,7 @@ import type { Db, Tx } from '../../db/database.js';
 import type { Job, ProcessingMode } from '../../db/documents-schema.js';
 import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { type PageRequest } from '../../lib/pagination.js';
-import { parsePageRange } from '../../pipeline/index.js';
+import { parsePageRange } from '../../pipeline/ingest/page-range.js';
 import { RESTORE_WINDOW_DAYS } from '../../queue/maintenance.js';
 import { notifyCancel, notifyQueued } from '../../queue/notify.js';
 import { refreshBatch } from '../batches/batches.repository.js';

@@ -5,7 +5,7 @@
 // looked at, so the worker no longer spends a third of a job drawing them.
 import type { Db } from '../../db/database.js';
 import type { PageRender } from '../../db/documents-schema.js';
-import { renderPagePng } from '../../pipeline/index.js';
+import { renderPagePng } from '../../pipeline/render-page.js';
 import { storeBytes } from '../../storage/blob-registry.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 

@@ -1,25 +1,30 @@
 // One client per backend, each through its provider's official SDK (vertex: google-auth-library
-// for the token, REST for the call).
+// for the token, REST for the call). A backend's module, and so its SDK, loads with the first call
+// that needs it: a process whose tenants have no model endpoint never loads any of them.
 import type { GuardOptions } from '../../lib/ssrf-guard.js';
 import type { ModelEndpointConfig } from '../endpoint-config.js';
-import { anthropicClient } from './anthropic.js';
-import { bedrockClient } from './bedrock.js';
-import { customUrlClient } from './custom-url.js';
-import type { ModelClient } from './types.js';
-import { vertexClient } from './vertex.js';
+import type { BackendContext, ModelClient } from './types.js';
 
 export type { ModelAnswer, ModelClient, ModelRequest, ModelUsage, PageImage } from './types.js';
 export { ModelCallError } from './errors.js';
 
 export function createModelClient(endpoint: ModelEndpointConfig, guard: GuardOptions): ModelClient {
-  switch (endpoint.backend) {
+  let client: Promise<ModelClient> | undefined;
+  return {
+    endpoint,
+    extract: async (request) => (await (client ??= backendClient({ endpoint, guard }))).extract(request),
+  };
+}
+
+async function backendClient(context: BackendContext): Promise<ModelClient> {
+  switch (context.endpoint.backend) {
     case 'anthropic':
-      return anthropicClient({ endpoint, guard });
+      return (await import('./anthropic.js')).anthropicClient(context);
     case 'bedrock':
-      return bedrockClient({ endpoint, guard });
+      return (await import('./bedrock.js')).bedrockClient(context);
     case 'vertex':
-      return vertexClient({ endpoint, guard });
+      return (await import('./vertex.js')).vertexClient(context);
     case 'custom_url':
-      return customUrlClient({ endpoint, guard });
+      return (await import('./custom-url.js')).customUrlClient(context);
   }
 }
