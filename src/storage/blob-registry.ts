@@ -1,23 +1,39 @@
 // The blobs table: which blobs exist, and purge of the ones nothing references any more.
 // Ordering that keeps purge safe beside concurrent uploads: an upload registers (or touches) the
 // row BEFORE it writes the blob, and purge deletes the row and the blob in one transaction. An
-// upload racing a purge of the same content waits on the row lock, then re-creates the row and
-// writes the blob after purge removed it; a blob touched within the grace period is never purged.
-// The other way round, a file with no row: a registration that commits without waiting for the
-// WAL flush (a run's artifacts) can be lost in a database crash after its file was written; if
-// the run's retry writes other bytes, nothing refers to that file, and sweepOrphanFiles removes it.
+// upload racing a purge of the same content waits on the row lock (held even when the touch is
+// skipped), then re-creates the row and writes the blob after purge removed it; a blob touched
+// within the grace period is never purged.
+// The other way round, a file with no row: a registration commits without waiting for the WAL
+// flush, so it can be lost in a database crash after its file was written (the upload or run
+// that wrote it is lost with it, unanswered); unless the same content is registered again,
+// nothing refers to that file, and sweepOrphanFiles removes it.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { noFlushWait } from '../db/no-flush-wait.js';
 import type { BlobStore, StagedFile, StoredBlob } from './blob-store.js';
 
+/**
+ * A registration touches a known blob only when its last touch is older than this. Purge waits an
+ * hour past the last touch, so a touch less than a minute old protects an upload as well as a new
+ * one would; skipping it spares the write, and with it the WAL flush that every other upload of
+ * the same content would queue behind on the row's lock.
+ */
+const TOUCH_AGAIN_AFTER_SECONDS = 60;
+
+/**
+ * Registers one blob before its file is written. Its commit does not wait for the WAL flush
+ * (db/no-flush-wait.ts): the job or artifact row that references the blob commits later and waits
+ * for it, which makes the registration durable first; a crash before that loses both, and the
+ * file left without a row is swept (sweepOrphanFiles).
+ */
 export async function registerBlob(db: Db, sha256: string, size: number): Promise<void> {
-  await db
-    .insertInto('blobs')
-    .values({ sha256, size_bytes: size })
-    .onConflict((oc) => oc.column('sha256').doUpdateSet({ touched_at: sql`now()` }))
-    .execute();
+  await sql`
+    INSERT INTO blobs (sha256, size_bytes)
+    SELECT ${sha256}, ${size} WHERE ${noFlushWait}
+    ON CONFLICT (sha256) DO UPDATE SET touched_at = now()
+     WHERE blobs.touched_at < now() - make_interval(secs => ${TOUCH_AGAIN_AFTER_SECONDS})`.execute(db);
 }
 
 /** Registers, then moves a staged upload into the store. */
@@ -48,7 +64,8 @@ export async function storeAllBytes(db: Db, store: BlobStore, files: Uint8Array[
       INSERT INTO blobs (sha256, size_bytes)
       SELECT b.sha256, b.size_bytes FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS b(sha256 text, size_bytes bigint)
        WHERE ${noFlushWait}
-      ON CONFLICT (sha256) DO UPDATE SET touched_at = now()`.execute(db);
+      ON CONFLICT (sha256) DO UPDATE SET touched_at = now()
+       WHERE blobs.touched_at < now() - make_interval(secs => ${TOUCH_AGAIN_AFTER_SECONDS})`.execute(db);
   }
   await Promise.all(files.map((bytes) => store.putBytes(bytes)));
   return out;
