@@ -5,7 +5,7 @@ import type { Db } from '../db/database.js';
 import type { Delivery } from '../db/connections-schema.js';
 import { findBatch } from '../domain/batches/batches.repository.js';
 import { artifactsOf, findJob } from '../domain/documents/jobs.repository.js';
-import { presentBatch, presentJob } from '../http/schemas/documents.js';
+import { presentBatch, presentJob } from '../domain/documents/records.js';
 
 /** Object names under the destination's base (the s3 prefix, the local or sftp path). */
 export const jobObjectName = (jobId: string) => `${jobId}.json`;
