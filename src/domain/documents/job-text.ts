@@ -11,7 +11,7 @@ import type { Db } from '../../db/database.js';
 import type { Principal } from '../identity/principal.js';
 import { notFound } from '../../lib/errors.js';
 import { ReusableQuery } from '../../db/reusable-query.js';
-import { SUMMARY_COLUMNS } from './jobs.repository.js';
+import { ARTIFACT_ORDER, SUMMARY_COLUMNS } from './jobs.repository.js';
 
 /** Rows aggregated as JSON carry timestamps as text; these fields become Dates again. */
 const ARTIFACT_TIMESTAMPS = ['created_at'] as const;
@@ -37,10 +37,7 @@ const jobRecordQuery = new ReusableQuery((db: Db, value: (name: 'tenantId' | 'jo
           .selectAll()
           .where('artifacts.tenant_id', '=', value('tenantId'))
           .whereRef('artifacts.job_id', '=', 'jobs.id')
-          .orderBy('artifacts.created_at')
-          .orderBy('artifacts.kind')
-          .orderBy('artifacts.page_number')
-          .orderBy('artifacts.id'),
+          .orderBy(ARTIFACT_ORDER),
       ).as('artifact_rows'),
       jsonArrayFrom(
         eb

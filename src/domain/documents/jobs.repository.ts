@@ -59,6 +59,9 @@ export async function listJobs(db: Db, tenantId: string, filters: JobFilters, pa
   return paginate(query, page);
 }
 
+/** The order a job's artifacts are listed in, wherever they are read (here and job-text.ts). */
+export const ARTIFACT_ORDER = sql`artifacts.created_at, artifacts.kind, artifacts.page_number, artifacts.id`;
+
 /** Artifacts by job. Lists pass `withPageImages: false`: a 200-page job has 200 of them. */
 export async function artifactsOf(db: Db | Tx, tenantId: string, jobIds: string[], options: { withPageImages?: boolean } = {}): Promise<Map<string, Artifact[]>> {
   const byJob = new Map<string, Artifact[]>();
@@ -67,10 +70,7 @@ export async function artifactsOf(db: Db | Tx, tenantId: string, jobIds: string[
   if (options.withPageImages === false) query = query.where('kind', '!=', 'page_image');
   const rows = await query
     .orderBy('job_id')
-    .orderBy('created_at')
-    .orderBy('kind')
-    .orderBy('page_number')
-    .orderBy('id')
+    .orderBy(ARTIFACT_ORDER)
     .execute();
   for (const row of rows) byJob.set(row.job_id, [...(byJob.get(row.job_id) ?? []), row]);
   return byJob;
