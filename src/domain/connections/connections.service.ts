@@ -3,7 +3,7 @@
 // that connects; reads show which keys are set, never a value.
 import { openStore } from '../../connectors/index.js';
 import { PathEscapeError, resolveUnderRoot } from '../../connectors/local-path.js';
-import { SftpStore } from '../../connectors/sftp.js';
+import type { SftpStore } from '../../connectors/sftp.js';
 import { postWebhook } from '../../connectors/webhook.js';
 import type { Config } from '../../config.js';
 import type { Connection, Direction, Protocol } from '../../db/connections-schema.js';
@@ -162,8 +162,10 @@ export async function testConnection(deps: ConnectionsDeps, p: Principal, id: st
     const store = await openStore({ protocol: connection.protocol, config: connection.config, credentials }, deps);
     try {
       const detail = await store.probe(connection.direction !== 'source');
-      if (store instanceof SftpStore && !connection.config.host_key_sha256 && store.seenHostKey) {
-        connection = (await repo.updateConnection(deps.db, p.tenantId, id, { config: { ...connection.config, host_key_sha256: store.seenHostKey } })) ?? connection;
+      // The protocol names the store openStore built (a type import keeps SFTP's client unloaded).
+      const seenHostKey = connection.protocol === 'sftp' ? (store as SftpStore).seenHostKey : null;
+      if (seenHostKey && !connection.config.host_key_sha256) {
+        connection = (await repo.updateConnection(deps.db, p.tenantId, id, { config: { ...connection.config, host_key_sha256: seenHostKey } })) ?? connection;
         return { connection, answer: { ok: true, latency_ms: elapsed(), detail: `${detail} The host key is now pinned in config.host_key_sha256.` } };
       }
       return { connection, answer: { ok: true, latency_ms: elapsed(), detail } };
