@@ -23,17 +23,24 @@ import type { BlobStore, StagedFile, StoredBlob } from './blob-store.js';
 const TOUCH_AGAIN_AFTER_SECONDS = 60;
 
 /**
- * Registers one blob before its file is written. Its commit does not wait for the WAL flush
- * (db/no-flush-wait.ts): the job or artifact row that references the blob commits later and waits
- * for it, which makes the registration durable first; a crash before that loses both, and the
- * file left without a row is swept (sweepOrphanFiles).
+ * Registers blobs before their files are written, in one statement. Its commit does not wait for
+ * the WAL flush (db/no-flush-wait.ts): the job or artifact row that references a blob commits
+ * later and waits for it, which makes the registration durable first; a crash before that loses
+ * both, and a file left without a row is swept (sweepOrphanFiles).
  */
-export async function registerBlob(db: Db, sha256: string, size: number): Promise<void> {
+async function registerBlobs(db: Db, blobs: { sha256: string; size: number }[]): Promise<void> {
+  const rows = [...new Map(blobs.map((b) => [b.sha256, { sha256: b.sha256, size_bytes: b.size }])).values()];
+  if (!rows.length) return;
   await sql`
     INSERT INTO blobs (sha256, size_bytes)
-    SELECT ${sha256}, ${size} WHERE ${noFlushWait}
+    SELECT b.sha256, b.size_bytes FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS b(sha256 text, size_bytes bigint)
+     WHERE ${noFlushWait}
     ON CONFLICT (sha256) DO UPDATE SET touched_at = now()
      WHERE blobs.touched_at < now() - make_interval(secs => ${TOUCH_AGAIN_AFTER_SECONDS})`.execute(db);
+}
+
+export async function registerBlob(db: Db, sha256: string, size: number): Promise<void> {
+  await registerBlobs(db, [{ sha256, size }]);
 }
 
 /** Registers, then moves a staged upload into the store. */
@@ -50,23 +57,10 @@ export async function storeBytes(db: Db, store: BlobStore, bytes: Uint8Array): P
   return { sha256, size: bytes.length };
 }
 
-/**
- * Registers several in-memory files in one statement, then writes them (a job's artifacts). The
- * registration's commit does not wait for the WAL flush (db/no-flush-wait.ts): the settle that
- * references these blobs waits for it, and so makes the registration durable first; a crash
- * before it loses the registration together with the run, and the run's retry registers again.
- */
+/** Registers several in-memory files in one statement, then writes them (a job's artifacts). */
 export async function storeAllBytes(db: Db, store: BlobStore, files: Uint8Array[]): Promise<{ sha256: string; size: number }[]> {
   const out = files.map((bytes) => ({ sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length }));
-  const rows = [...new Map(out.map((f) => [f.sha256, { sha256: f.sha256, size_bytes: f.size }])).values()];
-  if (rows.length) {
-    await sql`
-      INSERT INTO blobs (sha256, size_bytes)
-      SELECT b.sha256, b.size_bytes FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS b(sha256 text, size_bytes bigint)
-       WHERE ${noFlushWait}
-      ON CONFLICT (sha256) DO UPDATE SET touched_at = now()
-       WHERE blobs.touched_at < now() - make_interval(secs => ${TOUCH_AGAIN_AFTER_SECONDS})`.execute(db);
-  }
+  await registerBlobs(db, out);
   await Promise.all(files.map((bytes) => store.putBytes(bytes)));
   return out;
 }
