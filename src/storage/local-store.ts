@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { BlobNotFoundError, type BlobStore, type ByteRange, type StagedFile, type StoredBlob, blobKey, isBlobName } from './blob-store.js';
+import { namesIn } from './dir-names.js';
 
 export class LocalBlobStore implements BlobStore {
   readonly kind = 'local' as const;
@@ -73,11 +74,7 @@ export class LocalBlobStore implements BlobStore {
 
   async *list(): AsyncIterable<StoredBlob> {
     const top = path.join(this.root, 'sha256');
-    const fanOut = await fs.readdir(top).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return [] as string[];
-      throw err;
-    });
-    for (const dir of fanOut) {
+    for (const dir of await namesIn(top)) {
       for (const name of await fs.readdir(path.join(top, dir)).catch(() => [] as string[])) {
         if (!isBlobName(name)) continue;
         const stat = await fs.stat(path.join(top, dir, name)).catch(() => null);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { QuireError } from '../lib/errors.js';
 import type { StagedFile } from './blob-store.js';
+import { namesIn } from './dir-names.js';
 
 const HEAD_BYTES = 64 * 1024;
 
@@ -58,12 +59,8 @@ export async function discardStaged(staged: StagedFile | null | undefined): Prom
  */
 export async function sweepStaging(dir: string, graceSeconds: number): Promise<number> {
   const cutoff = Date.now() - graceSeconds * 1000;
-  const names = await fs.readdir(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return [] as string[];
-    throw err;
-  });
   let removed = 0;
-  for (const name of names) {
+  for (const name of await namesIn(dir)) {
     const file = path.join(dir, name);
     const stat = await fs.stat(file).catch(() => null);
     if (!stat?.isFile() || stat.mtimeMs >= cutoff) continue;
