@@ -83,6 +83,14 @@ async function admin<T>(serverUrl: string, fn: (c: pg.Client) => Promise<T>): Pr
   }
 }
 
+/** Adds a worker's `job settled` log line's stage timings (ms) to `into`; other lines are skipped. */
+function addSettledTimings(line: string, into: Record<string, number>): void {
+  if (!line.startsWith('{')) return;
+  const entry = JSON.parse(line) as { msg?: string; timings_ms?: Record<string, number> };
+  if (entry.msg !== 'job settled' || !entry.timings_ms) return;
+  for (const [k, v] of Object.entries(entry.timings_ms)) into[k] = (into[k] ?? 0) + v;
+}
+
 async function startService(serverUrl: string, workerCount: number): Promise<Service> {
   const name = `quire_bench_${randomBytes(4).toString('hex')}`;
   await admin(serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
@@ -96,13 +104,7 @@ async function startService(serverUrl: string, workerCount: number): Promise<Ser
   const email = `bench-${randomBytes(3).toString('hex')}@bench.test`;
   await db.insertInto('users').values({ id: newId('usr'), tenant_id: DEFAULT_TENANT_ID, email, display_name: null, role: 'admin', status: 'active', password_hash: await hashPassword(PASSWORD) }).execute();
   const timings: Record<string, number> = {};
-  const settledLines = {
-    write(line: string) {
-      const entry = JSON.parse(line) as { msg?: string; timings_ms?: Record<string, number> };
-      if (entry.msg !== 'job settled' || !entry.timings_ms) return;
-      for (const [k, v] of Object.entries(entry.timings_ms)) timings[k] = (timings[k] ?? 0) + v;
-    },
-  };
+  const settledLines = { write: (line: string) => addSettledTimings(line, timings) };
   const workers = workerCount > 0 ? new Workers({ db, databaseUrl: url, config, log: pino({ level: 'info' }, settledLines), count: workerCount }) : null;
   await workers?.start();
   const app = await buildApp({ db, config, version: 'bench', workerCount: () => workers?.size ?? 0 });
@@ -298,12 +300,7 @@ async function throughput(serverUrl: string) {
   // per core): this process also ran the corpus through the pipeline above, and that memory,
   // counted against a worker's process mark, would end its pipeline threads mid-run.
   const s = await startService(serverUrl, 0);
-  const worker = workerProcess(s, cores, { LOG_LEVEL: 'info' }, (line) => {
-    if (!line.startsWith('{')) return;
-    const entry = JSON.parse(line) as { msg?: string; timings_ms?: Record<string, number> };
-    if (entry.msg !== 'job settled' || !entry.timings_ms) return;
-    for (const [k, v] of Object.entries(entry.timings_ms)) s.timings[k] = (s.timings[k] ?? 0) + v;
-  });
+  const worker = workerProcess(s, cores, { LOG_LEVEL: 'info' }, (line) => addSettledTimings(line, s.timings));
   try {
     // Warm-up: every pipeline thread starts and compiles its WebAssembly before the timed run.
     await Promise.all(corpus.files.slice(0, cores * 2).map((f) => upload(s, f)));
@@ -697,7 +694,8 @@ async function memory(serverUrl: string, documents: number) {
       const idle = vmRssBytes(child.pid!) ?? 0;
       const sorted = [...samples].sort((a, b) => a - b);
       const c = await counts(s.db);
-      // The jobs running at the three highest samples: what the peak is made of.
+      // The jobs claimed at the three highest samples: what the peak is made of. A claim sets
+      // started_at, so a job still waiting in the worker's claim buffer is listed too.
       const ran = await s.db.selectFrom('jobs').select(['original_filename as filename', 'page_count', 'started_at', 'finished_at', sql<boolean>`result->'engine'->'ocr' is not null`.as('ocr')]).execute();
       const atPeak = samples
         .map((rss, i) => ({ rss, at: sampledAt[i]! }))
@@ -705,7 +703,7 @@ async function memory(serverUrl: string, documents: number) {
         .slice(0, 3)
         .map(({ rss, at }) => ({
           rss_mb: mib(rss),
-          running: ran.filter((j) => j.started_at && j.started_at.getTime() <= at && (!j.finished_at || j.finished_at.getTime() >= at)).map((j) => `${j.filename} (${j.page_count ?? '?'} p${j.ocr ? ', OCR' : ''})`),
+          claimed: ran.filter((j) => j.started_at && j.started_at.getTime() <= at && (!j.finished_at || j.finished_at.getTime() >= at)).map((j) => `${j.filename} (${j.page_count ?? '?'} p${j.ocr ? ', OCR' : ''})`),
         }));
       const ocrJobs = await s.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where(sql`result->'engine'->'ocr'`, 'is not', null).executeTakeFirst();
       const out = {
