@@ -11,6 +11,7 @@ import type { App, AppContext, AppOptions } from './context.js';
 import { registerConsole } from './console.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './error-handler.js';
 import { guardInput } from './input-guard.js';
+import { boundRequestIntegers } from './safe-integers.js';
 import { registerAudit } from './plugins/audit.js';
 import { enforceDeclaredPermission, registerAuth } from './plugins/auth.js';
 import { registerPolicy } from './plugins/policy.js';
@@ -76,6 +77,7 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
   });
   app.addHook('preValidation', guardInput);
   app.addHook('onRoute', (route) => enforceDeclaredPermission(route as never));
+  app.addHook('onRoute', boundRequestIntegers);
   if (ownPolicy) app.addHook('onClose', async () => ownPolicy.stop());
   if (ownPipeline) app.addHook('onClose', async () => ownPipeline.stop());
 

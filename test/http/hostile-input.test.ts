@@ -74,6 +74,32 @@ describe('numbers beyond a double', () => {
   });
 });
 
+describe('integers past 2^53', () => {
+  it('answer 422 at the field instead of being stored as a different number', async () => {
+    const policyPath = `/v1/admin/tenant-policy/${DEFAULT_TENANT_ID}`;
+    const before = await h.request('GET', policyPath, { token: await h.adminToken() });
+    const json = { 'content-type': 'application/json' };
+    // JSON.parse turns this into 9007199254740992: the client would read back another number.
+    const rounded = await h.request('PATCH', policyPath, { token: await h.adminToken(), raw: '{"rate_limit_per_minute":9007199254740993}', headers: json });
+    expectField(rounded, ['body', 'rate_limit_per_minute']);
+    expect(rounded.body.detail[0]).toMatchObject({ type: 'less_than_equal', ctx: { le: Number.MAX_SAFE_INTEGER } });
+    expectField(await h.request('PATCH', policyPath, { token: await h.adminToken(), raw: '{"pdf_max_pages":1e300}', headers: json }), ['body', 'pdf_max_pages']);
+    expect((await h.request('GET', policyPath, { token: await h.adminToken() })).body).toEqual(before.body);
+    // The largest safe integer itself is an integer like any other.
+    const largest = await h.request('PATCH', policyPath, { token: await h.adminToken(), body: { rate_limit_per_minute: Number.MAX_SAFE_INTEGER } });
+    expect(largest.status, JSON.stringify(largest.body)).toBe(200);
+    expect(largest.body.fields.rate_limit_per_minute.value).toBe(Number.MAX_SAFE_INTEGER);
+    await h.request('PATCH', policyPath, { token: await h.adminToken(), body: { rate_limit_per_minute: null } });
+  });
+
+  it('shows the bound in the OpenAPI document', async () => {
+    const doc = await h.request('GET', '/openapi.json');
+    const patch = doc.body.paths['/v1/admin/tenant-policy/{tenant_id}'].patch.requestBody.content['application/json'].schema;
+    const limit = patch.properties.rate_limit_per_minute;
+    expect(JSON.stringify(limit)).toContain(String(Number.MAX_SAFE_INTEGER));
+  });
+});
+
 describe('depth and size of free-form objects', () => {
   it('accepts 32 levels and refuses 33 at the field', async () => {
     const ok = await h.request('PATCH', `/v1/admin/tenant-policy/${DEFAULT_TENANT_ID}`, { token: await h.adminToken(), body: { feature_flags: deep(31) } });
