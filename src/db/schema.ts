@@ -137,6 +137,7 @@ export interface Database extends DocumentTables, TemplateTables, ReviewTables, 
   platform_defaults: PlatformDefaultsTable;
   policy_version: PolicyVersionTable;
   login_failures: import('./reliability-schema.js').LoginFailuresTable;
+  maintenance_marks: import('./reliability-schema.js').MaintenanceMarksTable;
 }
 
 export type Tenant = Selectable<TenantsTable>;

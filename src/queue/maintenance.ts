@@ -23,7 +23,8 @@ export interface PurgeReport {
   idempotency_keys: number;
   jobs: number;
   blobs: number;
-  orphan_files: number;
+  /** null: the sweep had nothing to examine (no database restart since it last examined the store). */
+  orphan_files: number | null;
 }
 
 export async function purge(db: Db, store: BlobStore, options: { blobGraceSeconds?: number } = {}): Promise<PurgeReport | null> {

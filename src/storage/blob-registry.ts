@@ -96,15 +96,42 @@ export async function purgeUnreferencedBlobs(db: Db, store: BlobStore, graceSeco
 /** Files looked up against the blobs table per statement. */
 const SWEEP_BATCH = 500;
 
+/** maintenance_marks row: the server start before which every file has been examined. */
+const SWEPT_MARK = 'orphan_files_examined_through_server_start';
+
 /**
  * Removes files in the store that have no row in the blobs table and were last written more than
  * `graceSeconds` ago. A registration always commits its row before its file is written, so a file
  * older than the grace period without a row belongs to a registration that was lost. Each file is
  * removed while this sweep holds an uncommitted row for it: a registration of the same content
  * arriving meanwhile waits on that row, then writes its file again after the sweep is done.
+ *
+ * Only a database restart loses a registration (a crash, a failover, a restore: each starts the
+ * server anew), so the store is listed only while some file written before the server's current
+ * start has not been examined. A sweep that examined all of them records that start; later
+ * sweeps under the same start return at once (null), without listing a store of any size.
  */
-export async function sweepOrphanFiles(db: Db, store: BlobStore, graceSeconds = 3600, limit = 1000): Promise<number> {
+export async function sweepOrphanFiles(db: Db, store: BlobStore, graceSeconds = 3600, limit = 1000): Promise<number | null> {
+  const { rows } = await sql<{ started: string; started_ms: number; mark: string | null }>`
+    SELECT pg_postmaster_start_time()::text AS started,
+           (extract(epoch FROM pg_postmaster_start_time()) * 1000)::float8 AS started_ms,
+           (SELECT value FROM maintenance_marks WHERE name = ${SWEPT_MARK}) AS mark`.execute(db);
+  const server = rows[0]!;
+  if (server.mark === server.started) return null;
   const cutoff = Date.now() - graceSeconds * 1000;
+  const removed = await removeOrphans(db, store, cutoff, limit);
+  // Every file older than the cutoff was examined (the sweep was not cut short by its limit);
+  // those written before the start all were when the cutoff is past it, by another grace period
+  // for a database clock that disagrees with the store's.
+  if (removed < limit && cutoff > server.started_ms + graceSeconds * 1000) {
+    await sql`
+      INSERT INTO maintenance_marks (name, value) VALUES (${SWEPT_MARK}, ${server.started})
+      ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = now()`.execute(db);
+  }
+  return removed;
+}
+
+async function removeOrphans(db: Db, store: BlobStore, cutoff: number, limit: number): Promise<number> {
   let removed = 0;
   let batch: StoredBlob[] = [];
   const flush = async () => {

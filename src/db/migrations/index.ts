@@ -11,6 +11,7 @@ import * as classification from './0009_classification.js';
 import * as connections from './0008_connections.js';
 import * as performance from './0011_performance.js';
 import * as forgeEndpointPrice from './0012_forge_endpoint_price.js';
+import * as maintenanceMarks from './0013_maintenance_marks.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0010_reliability': await import('./0010_reliability.js'),
   '0011_performance': performance,
   '0012_forge_endpoint_price': forgeEndpointPrice,
+  '0013_maintenance_marks': maintenanceMarks,
 };
