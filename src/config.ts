@@ -3,6 +3,9 @@
 import os from 'node:os';
 import path from 'node:path';
 
+/** Resident memory above which a pipeline thread is ended after its document (QUIRE_PROCESS_MEMORY_MARK_MB). */
+export const DEFAULT_PROCESS_MEMORY_MARK_MB = 700;
+
 export interface Config {
   port: number;
   host: string;
@@ -86,7 +89,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_JOB_MAX_ATTEMPTS', default: '3', description: 'runs a job gets (lost workers, transient errors) before it fails' },
   { name: 'QUIRE_PIPELINE_IDLE_SECONDS', default: '60', description: 'a pipeline thread with no document for this long is ended, returning its memory; the next document starts a new one (about a second); 0 keeps idle threads' },
   { name: 'QUIRE_OCR_PAGES_AT_ONCE', default: '0 (half the pipeline threads, at least 1)', description: 'pages a process reads with its OCR engines at once, across its pipeline threads; each holds a few hundred MB while read, so more trades memory for speed on scan-heavy loads' },
-  { name: 'QUIRE_PROCESS_MEMORY_MARK_MB', default: '700', description: 'a pipeline thread whose document ends with the process above this resident memory is ended and started afresh, returning what it grew to (OCR engines included, reloaded by the next scan in about 3 s); higher keeps the engines of a scan-heavy load loaded' },
+  { name: 'QUIRE_PROCESS_MEMORY_MARK_MB', default: String(DEFAULT_PROCESS_MEMORY_MARK_MB), description: 'a pipeline thread whose document ends with the process above this resident memory is ended and started afresh, returning what it grew to (OCR engines included, reloaded by the next scan in about 3 s); higher keeps the engines of a scan-heavy load loaded' },
   { name: 'QUIRE_RECOVERY_INTERVAL_SECONDS', default: '60', description: 'how often workers recover jobs whose lease expired' },
   { name: 'QUIRE_ADMIN_EMAIL', default: 'admin@quire.local', description: 'first platform admin, created on first start' },
   { name: 'QUIRE_ADMIN_PASSWORD', default: '(generated, printed once)', description: 'password of the first platform admin' },
@@ -146,7 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobMaxAttempts: integer(env, 'QUIRE_JOB_MAX_ATTEMPTS', 3, 1),
     pipelineIdleSeconds: integer(env, 'QUIRE_PIPELINE_IDLE_SECONDS', 60, 0),
     ocrPagesAtOnce: integer(env, 'QUIRE_OCR_PAGES_AT_ONCE', 0, 0),
-    processMemoryMarkMb: integer(env, 'QUIRE_PROCESS_MEMORY_MARK_MB', 700, 100),
+    processMemoryMarkMb: integer(env, 'QUIRE_PROCESS_MEMORY_MARK_MB', DEFAULT_PROCESS_MEMORY_MARK_MB, 100),
     recoveryIntervalSeconds: integer(env, 'QUIRE_RECOVERY_INTERVAL_SECONDS', 60, 1),
     adminEmail: text(env, 'QUIRE_ADMIN_EMAIL'),
     adminPassword: text(env, 'QUIRE_ADMIN_PASSWORD'),

@@ -3,7 +3,7 @@
 // A thread that does not stop within ABORT_GRACE_MS of an abort (a page stuck inside the parser)
 // is terminated and replaced: a cancel or timeout always takes effect.
 import { Worker } from 'node:worker_threads';
-import type { Config } from '../config.js';
+import { type Config, DEFAULT_PROCESS_MEMORY_MARK_MB } from '../config.js';
 import { NativeGate } from '../lib/native-gate.js';
 import { collectIdleGarbage } from '../lib/idle-heap.js';
 import { releaseFreedNativeMemory, tuneNativeAllocator } from '../lib/native-heap.js';
@@ -28,9 +28,9 @@ export const RECYCLE_BYTES = 320 * 1024 * 1024;
  * worker) is invisible to a thread's own count, so a thread whose task ends with the process's
  * resident memory above this is ended too. 700 MB leaves room under the 800 MB a worker with
  * both OCR engines should stay within (docs/performance.md, "Worker memory"). A process sets its own
- * with QUIRE_PROCESS_MEMORY_MARK_MB (the same default, in config.ts).
+ * with QUIRE_PROCESS_MEMORY_MARK_MB.
  */
-export const PROCESS_RECYCLE_BYTES = 700 * 1024 * 1024;
+export const PROCESS_RECYCLE_BYTES = DEFAULT_PROCESS_MEMORY_MARK_MB * 1024 * 1024;
 /**
  * Memory the process keeps after its threads end (its own heap, the allocator's free lists,
  * libraries) is no thread's to give back: once ending a thread left the process at some size,
