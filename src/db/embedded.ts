@@ -157,6 +157,18 @@ async function waitForConnection(url: string, deadlineMs: number, exited: () => 
   throw new Error(`embedded PostgreSQL did not accept connections within ${deadlineMs} ms: ${String(lastError)}`);
 }
 
+/** Longest socket path the kernel takes (sun_path holds 108 bytes with its terminating NUL). */
+const MAX_SOCKET_PATH = 107;
+
+/**
+ * The data dir itself holds the socket (PostgreSQL's user owns it, and no other user can enter
+ * it); null when its path is too long for a socket, and the server listens on TCP alone.
+ */
+function socketDirFor(pgDir: string): string | null {
+  const longest = path.join(pgDir, '.s.PGSQL.65535.lock');
+  return Buffer.byteLength(longest) <= MAX_SOCKET_PATH && !/[\s,'"\\]/.test(pgDir) ? pgDir : null;
+}
+
 function readServerFile(file: string): ServerFile | null {
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as ServerFile) : null;
 }
@@ -187,6 +199,14 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
 
   const urlFor = (db: string) =>
     `postgres://${settings!.user}:${encodeURIComponent(settings!.password)}@127.0.0.1:${settings!.port}/${db}`;
+  // The server also listens on a Unix socket in its data dir. A round trip over it costs less
+  // than over loopback TCP (docs/deployment.md); the TCP address stays for other clients and for
+  // a server started by a Quire that opened no socket.
+  const socketDir = socketDirFor(pgDir);
+  const clientUrlFor = (db: string) => {
+    const socket = socketDir && fs.existsSync(path.join(socketDir, `.s.PGSQL.${settings!.port}`));
+    return socket ? `${urlFor(db)}?host=${encodeURIComponent(socketDir)}` : urlFor(db);
+  };
 
   const existing = runningPostmaster(pgDir);
   if (existing) {
@@ -196,12 +216,12 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
     if (owner && owner !== process.pid && pidAlive(owner)) {
       // Another Quire process runs on this server: it stops it, not us.
       log.info({ postgresPid: existing, port: settings.port, ownerPid: owner }, 'joined running embedded PostgreSQL');
-      return { url: urlFor(database), stop: async () => undefined };
+      return { url: clientUrlFor(database), stop: async () => undefined };
     }
     // Left behind by a process that crashed: adopt it, and stop it on a clean shutdown.
     writeServerFile(serverFile, { ...settings, ownerPid: process.pid });
     log.info({ postgresPid: existing, port: settings.port }, 'adopted embedded PostgreSQL left running by a stopped process');
-    return { url: urlFor(database), stop: () => stopPostmaster(existing) };
+    return { url: clientUrlFor(database), stop: () => stopPostmaster(existing) };
   }
 
   if (!(await portIsFree(settings.port))) {
@@ -213,7 +233,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
   const logFd = fs.openSync(path.join(dataDir, 'postgres.log'), 'a');
   const child = spawn(
     postgres,
-    ['-D', pgDir, '-p', String(settings.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    ['-D', pgDir, '-p', String(settings.port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`],
     // Own process group: a Ctrl-C aimed at Quire must not kill the database under it;
     // we stop it ourselves once the pool has drained.
     { detached: true, stdio: ['ignore', logFd, logFd], ...postgresUserIds() },
@@ -229,7 +249,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
   await ensureDatabase(urlFor('postgres'), database);
 
   return {
-    url: urlFor(database),
+    url: clientUrlFor(database),
     stop: () =>
       new Promise<void>((resolve) => {
         if (exitReason !== null) return resolve();
