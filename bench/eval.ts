@@ -85,7 +85,8 @@ async function invoice2data() {
     if (!source) continue;
     const slice = sliceOf(name);
     const expected = Object.fromEntries(Object.entries(readJson<Json[]>(`${dir}${name}.json`)[0]!).filter(([k]) => !NOT_ON_DOCUMENT.has(k)));
-    const canonical = toCanonicalJson(await runCanonical(readFileSync(path(dir + source))));
+    // As an extraction job reads it: OCR on, which reads the text of images on text-layer pages.
+    const canonical = toCanonicalJson(await runCanonical(readFileSync(path(dir + source)), { ocr: { textInImages: true } }));
     const out = runExtraction(canonical, template(templateSchemaFor(expected)));
     const own: Scores = {};
     scoreDocument(own, expected, out.extraction.data, invoiceSame);
@@ -463,7 +464,7 @@ async function main() {
   const funsdTable = sliced(`FUNSD pairing by template labels (${fu.forms} forms, ${fu.pairs} linked pairs)`, fu.scores, 'words from the annotations, label = question');
   const kvWords = kvReport('FUNSD canonical key_values from the annotation words (layout alone)', (await funsdKeyValues('words')).scores);
   const kvOcr = process.argv.includes('--funsd-ocr') ? kvReport('FUNSD canonical key_values through OCR (form image → OCR → layout)', (await funsdKeyValues('ocr')).scores) : null;
-  if (srOcr || kvOcr) await closeOcrEngines();
+  await closeOcrEngines();
   const classification = await classificationEval({ sroie: sroieFile, funsd: (f) => funsdDocument(JSON.parse(readFileSync(f, 'utf8')).form) });
   printClassification(classification);
   const time = process.argv.includes('--no-timing') ? [] : await timing();

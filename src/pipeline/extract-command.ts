@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { VERSION } from '../version.js';
 import { isPipelineError, runCanonical, toCanonicalJson } from './index.js';
 import { type ExtractionTemplate, runEntities, runExtraction } from './extract/index.js';
-import { closeOcrEngines } from './ocr/index.js';
+import { closeOcrEngines, readsTextInImages } from './ocr/index.js';
 
 const USAGE = `Usage: quire extract FILE [options]
 
@@ -91,7 +91,7 @@ export async function extractCommand(args: string[]): Promise<number> {
       pageCapPolicy: values.truncate ? 'truncate' : 'fail',
       pptxNotesMode: notes,
       onProgress: bar,
-      ...(ocrMode === 'off' ? {} : { ocr: { policy: { ocr_selection_mode: ocrMode, language_policy: { ocr_languages: values.languages } } } }),
+      ...(ocrMode === 'off' ? {} : { ocr: { policy: { ocr_selection_mode: ocrMode, language_policy: { ocr_languages: values.languages } }, textInImages: readsTextInImages({}, mode) } }),
     });
     bar?.(-1, -1);
     const canonical = toCanonicalJson(doc);

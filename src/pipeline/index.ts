@@ -100,12 +100,16 @@ function sameReading(options: CanonicalOptions, format: DocumentFormat, pageCoun
   return options.ocr?.judge ? assemble(format, pageCount, pages) : null;
 }
 
-/** Runs the OCR stage when it is on and some page needs it (or judge mode reads every page); opens the page source only then. */
+/**
+ * Runs the OCR stage when it is on and some page needs it (a page without a usable text layer,
+ * images to read with `textInImages`, or judge mode reading every page); opens the page source only then.
+ */
 async function withOcr(pages: SourcePage[], options: CanonicalOptions, open: () => Promise<RasterSource>) {
-  if (!options.ocr || !(options.ocr.judge || pages.some((p) => p.source === 'needs_ocr'))) return { pages, judgePages: null, report: null };
+  const ocr = options.ocr;
+  if (!ocr || !(ocr.judge || pages.some((p) => p.source === 'needs_ocr' || (ocr.textInImages && p.imageRegions?.length)))) return { pages, judgePages: null, report: null };
   const source = await open();
   try {
-    return await ocrSourcePages(pages, source.rasterOf, { ...options.ocr, signal: options.signal, onProgress: options.onProgress });
+    return await ocrSourcePages(pages, source.rasterOf, { ...ocr, signal: options.signal, onProgress: options.onProgress });
   } finally {
     source.close();
   }

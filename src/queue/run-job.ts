@@ -27,6 +27,7 @@ import type { BlobStore } from '../storage/blob-store.js';
 import { type NewArtifact, heartbeat, release, settle } from './lease.js';
 import { PipelineFailure, type PipelinePool } from './pipeline-pool.js';
 import { type PipelineOutput, ocrPolicyOf } from './pipeline-task.js';
+import { readsTextInImages } from '../pipeline/ocr/policy.js';
 import { remoteOcrFor } from './remote-ocr.js';
 import { type StageOutput, buildResult } from './result.js';
 
@@ -172,6 +173,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
             policy: ocrPolicyOf(policy),
             pageTimeoutMs: config.ocrPageTimeoutSeconds * 1000,
             judge: policy.judge_mode_enabled && job.processing_mode === 'extraction' && !(models?.vlm && models.judge),
+            textInImages: readsTextInImages(policy.layout_policy, job.processing_mode),
             ...(remoteOcr ? { remote: remoteOcr } : {}),
           },
           // Page images are drawn on their first download (domain/documents/page-images.ts),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isValidIban, luhnValid, vatCheckDigits } from './checksums.js';
+import { isValidIban, luhnValid, repairedIban, vatCheckDigits } from './checksums.js';
 import { findDates, inferDateOrder, parseDate } from './dates.js';
 import { findMoney, parseAmount } from './money.js';
 import { parseNumber } from './numbers.js';
@@ -135,6 +135,18 @@ describe('identifiers with checksums', () => {
     expect(isValidIban('NL51INGB0683251309')).toBe(false);
     expect(ofType(['IBAN DE30507500940000048567, BIC HELADEF1GEL'], 'iban')).toEqual(['DE30507500940000048567']);
     expect(ofType(['Account NL51INGB0683251309'], 'iban')).toEqual([]);
+  });
+
+  it('puts right the look-alike glyphs of an OCR reading when the check digits then pass', () => {
+    // A bank code read with a zero for its O, and a German account with letters for digits.
+    expect(repairedIban('NL58RAB00198723202')).toBe('NL58RABO0198723202');
+    expect(repairedIban('DE30 5O75 0094 OOOO 0485 67')).toBe('DE30507500940000048567');
+    expect(ofType(['IBAN: NL58RAB00198723202 BiC: RABONL2U'], 'iban')).toEqual(['NL58RABO0198723202']);
+    // Valid already, wrong beyond look-alikes, or of a country without a known format: no repair.
+    expect(repairedIban('NL50INGB0683251309')).toBeNull();
+    expect(repairedIban('NL51INGB0683251309')).toBeNull();
+    expect(repairedIban('XK05 1212 0123 4567 8906')).toBeNull();
+    expect(ofType(['Account NL51INGB068325130O'], 'iban')).toEqual([]);
   });
 
   it('finds card-like numbers only when Luhn holds', () => {

@@ -1,7 +1,7 @@
 // Deterministic entity recognisers over the canonical document. Every entity is normalised
 // (`value`) and located (page + bbox of the words it came from).
 import { type CountryCode, findNumbers } from 'libphonenumber-js/max';
-import { isValidIban, luhnValid } from './checksums.js';
+import { isValidIban, luhnValid, repairedIban } from './checksums.js';
 import { type DateOrder, findDates, inferDateOrder } from './dates.js';
 import { CARD_LABELS, LABEL_GAP, PHONE_LABELS, REFERENCE_LABELS, TAX_LABELS } from './labels.js';
 import { AnchorScan } from './anchors.js';
@@ -259,6 +259,11 @@ function recogniseLine(line: TextLine, hints: DocumentHints, options: EntityOpti
   }
   if (digits) for (const m of matchesOf(IBAN_RE, text)) {
     if (isValidIban(m[0])) push('iban', m.index!, m.index! + m[0].length, m[0].replace(/\s/g, ''), 0.98);
+    else {
+      // Read by OCR with a look-alike glyph (RAB0 for RABO): its check digits confirm the repair.
+      const repaired = repairedIban(m[0]);
+      if (repaired) push('iban', m.index!, m.index! + m[0].length, repaired, 0.9);
+    }
   }
   if (/\d{4}/.test(text)) for (const m of matchesOf(CARD_RE, text)) {
     const digits = m[0].replace(/\D/g, '');

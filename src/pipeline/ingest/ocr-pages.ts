@@ -22,6 +22,7 @@ import { type PageLoopOptions, checkAborted } from './progress.js';
 import type { SourcePage } from './source-page.js';
 import type { RemoteOcrOptions } from '../ocr/remote/engine.js';
 import { acquireOcrPagePermit } from '../ocr/page-permits.js';
+import { type ImageRegionRecord, readImageRegions } from './region-ocr.js';
 
 /** Long enough for a dense 300 dpi page with both engines on a busy 2-core machine. */
 export const DEFAULT_OCR_PAGE_TIMEOUT_MS = 120_000;
@@ -40,6 +41,11 @@ export interface OcrStageOptions {
   judge?: boolean;
   /** The remote OCR service in effect for the tenant (an `ocr` infrastructure endpoint), if any. */
   remote?: RemoteOcrOptions;
+  /**
+   * Also read the images of text-layer pages that may hold text (a letterhead or footer pasted in
+   * as a picture) and add their words to the page (region-ocr.ts).
+   */
+  textInImages?: boolean;
 }
 
 /** Pixels of one page and how they map to the page's points. */
@@ -81,6 +87,8 @@ export interface OcrReport {
   failed_pages: OcrFailedPage[];
   /** Judge mode: where each page's second reading came from. */
   judge?: JudgeReading[];
+  /** With `textInImages`: each image of a text-layer page that was read. */
+  image_regions?: ImageRegionRecord[];
 }
 
 export interface JudgeReading {
@@ -121,7 +129,8 @@ export async function ocrSourcePages(
   options: OcrStageOptions & PageLoopOptions,
 ): Promise<{ pages: SourcePage[]; judgePages: SourcePage[] | null; report: OcrReport | null }> {
   const needsWork = (s: SourcePage) => s.source === 'needs_ocr' || (options.judge === true && s.source === 'text_layer' && !s.blank);
-  const todo = sources.filter(needsWork);
+  const hasImageText = (s: SourcePage) => options.textInImages === true && s.source === 'text_layer' && !!s.imageRegions?.length;
+  const todo = sources.filter((s) => needsWork(s) || hasImageText(s));
   if (todo.length === 0) return { pages: [...sources], judgePages: options.judge ? [...sources] : null, report: null };
   const policy = readOcrPolicy(options.policy ?? {});
   const limitMs = options.pageTimeoutMs ?? DEFAULT_OCR_PAGE_TIMEOUT_MS;
@@ -137,14 +146,16 @@ export async function ocrSourcePages(
   options.onProgress?.(done, sources.length);
   const pages: SourcePage[] = [];
   const judgePages: SourcePage[] = [];
-  for (const source of sources) {
+  for (const original of sources) {
+    checkAborted(options.signal);
+    const source = hasImageText(original) ? await withImageText(original, rasterOf, policy, limitMs, options.signal, report) : original;
     if (!needsWork(source)) {
       pages.push(source);
       judgePages.push(source);
       report.judge?.push({ page_number: source.page_number, reading: 'same_source' });
+      if (hasImageText(original)) options.onProgress?.(++done, sources.length);
       continue;
     }
-    checkAborted(options.signal);
     await settleAbandonedOcr();
     const started = performance.now();
     const textLayer = source.source === 'text_layer';
@@ -199,6 +210,40 @@ export async function ocrSourcePages(
   }
   if (report.failed_pages.length && !pages.some((p) => p.words?.length || p.blocks?.length)) throw ocrFailed(report.failed_pages);
   return { pages, judgePages: options.judge ? judgePages : null, report };
+}
+
+/**
+ * A text-layer page with the words of its images added, read under an OCR page permit and the
+ * page time limit like any OCR page. A failed reading leaves the page as its text layer has it:
+ * the images' text is a bonus, never a reason to lose the page.
+ */
+async function withImageText(
+  source: SourcePage,
+  rasterOf: (page: SourcePage) => Promise<PageRaster>,
+  policy: OcrPolicy,
+  limitMs: number,
+  signal: AbortSignal | undefined,
+  report: OcrReport,
+): Promise<SourcePage> {
+  await settleAbandonedOcr();
+  const release = await acquireOcrPagePermit(() => signal?.aborted === true);
+  if (!release) {
+    checkAborted(signal);
+    throw new Error('the OCR page permit was refused without an abort');
+  }
+  const reading = (async () => readImageRegions(source, await rasterOf(source), policy))();
+  void reading.then(release, release);
+  try {
+    const { page, records } = await withinLimit(reading, limitMs, signal);
+    (report.image_regions ??= []).push(...records);
+    return page;
+  } catch (err) {
+    checkAborted(signal);
+    const failure = asFailedPage(source.page_number, err, limitMs);
+    if (!failure) throw err;
+    (report.image_regions ??= []).push(...(source.imageRegions ?? []).map((bbox) => ({ page_number: source.page_number, bbox, engine_used: 'none', words: 0, mean_confidence: 0, seconds: 0, failed: failure.message })));
+    return source;
+  }
 }
 
 function toSourcePage(source: SourcePage, page: OcrPage, engine: OcrPage['source']): SourcePage {

@@ -1,6 +1,6 @@
 // What every reader (PDF, PPTX, text, image) hands to layout: one page with its size and either
 // loose words to lay out (PDF) or blocks it already knows the structure of (PPTX, text).
-import type { Block, KeyValue, PageSource, Table, Word } from '../canonical/model.js';
+import type { BBox, Block, KeyValue, PageSource, Table, Word } from '../canonical/model.js';
 import type { RawRule } from '../layout/rules.js';
 
 export interface SourcePage {
@@ -15,6 +15,8 @@ export interface SourcePage {
   words?: Word[];
   quarters?: number[];
   rules?: RawRule[];
+  /** Images of a text-layer page that may hold text the layer lacks (pdf/image-regions.ts), in points. */
+  imageRegions?: BBox[];
   /** Structure known from the source format (PPTX shapes, text paragraphs): no layout needed. */
   blocks?: Block[];
   tables?: Table[];

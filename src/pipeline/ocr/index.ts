@@ -19,7 +19,7 @@ import type { OcrEngine, OcrEngineName, OcrImage, OcrPage, PixelPage, RecognizeO
 export type { OcrEngine, OcrEngineName, OcrImage, OcrPage, OcrLine, OcrWord, RecognizeOptions, BBox } from './types.js';
 export type { OcrDecision } from './select.js';
 export type { OcrPolicy, OcrSelectionMode, PreprocessingPolicy, PaddleRiskPolicy } from './policy.js';
-export { readOcrPolicy, PREPROCESSING_DEFAULTS, PADDLE_RISK_DEFAULTS } from './policy.js';
+export { readOcrPolicy, readsTextInImages, PREPROCESSING_DEFAULTS, PADDLE_RISK_DEFAULTS } from './policy.js';
 export { OcrError, isOcrError } from './errors.js';
 export { SHIPPED_LANGUAGES } from './tesseract/languages.js';
 

@@ -130,3 +130,14 @@ export function readOcrPolicy(policy: {
 }
 
 export { SHIPPED_LANGUAGES };
+
+/**
+ * Whether a run reads the text of images on text-layer pages (a letterhead or footer pasted in as
+ * a picture): `layout_policy.read_text_in_images` when the tenant set it, else on for entities and
+ * extraction runs, whose fields often sit in such images, and off for canonical runs, which then
+ * cost no OCR on digital documents.
+ */
+export function readsTextInImages(layoutPolicy: unknown, mode: 'canonical' | 'entities' | 'extraction'): boolean {
+  const set = layoutPolicy !== null && typeof layoutPolicy === 'object' ? (layoutPolicy as Record<string, unknown>).read_text_in_images : undefined;
+  return typeof set === 'boolean' ? set : mode !== 'canonical';
+}

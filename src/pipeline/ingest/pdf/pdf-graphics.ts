@@ -12,6 +12,8 @@ export interface PageGraphics {
   rules: Rule[];
   /** Sum of image areas over the page area, capped at 1. */
   imageCoverage: number;
+  /** Each image's box in display space, in drawing order. */
+  images: Rule[];
   /** Page objects of any kind (0: a blank page). */
   objects: number;
 }
@@ -26,6 +28,7 @@ export function readGraphics(doc: PdfDocument, page: PdfPage): PageGraphics {
   const { raw } = doc.pdfium;
   const sink: PathSink = { rules: [], whiteRules: [], fills: [] };
   let imageArea = 0;
+  const images: Rule[] = [];
   let visited = 0;
   const walk = (count: number, get: (i: number) => number, outer: Affine) => {
     for (let i = 0; i < count && visited < MAX_OBJECTS; i++, visited++) {
@@ -36,7 +39,10 @@ export function readGraphics(doc: PdfDocument, page: PdfPage): PageGraphics {
         if (box) readPath(doc, obj, box, compose(objectMatrix(doc, obj), outer), sink);
       } else if (type === OBJ_IMAGE) {
         const box = displayBounds(doc, obj, outer);
-        if (box) imageArea += (box.x1 - box.x0) * (box.y1 - box.y0);
+        if (box) {
+          imageArea += (box.x1 - box.x0) * (box.y1 - box.y0);
+          images.push(box);
+        }
       } else if (type === OBJ_FORM) {
         const inner = compose(objectMatrix(doc, obj), outer);
         walk(raw.FPDFFormObj_CountObjects(obj), (k) => raw.FPDFFormObj_GetObject(obj, k), inner);
@@ -48,7 +54,7 @@ export function readGraphics(doc: PdfDocument, page: PdfPage): PageGraphics {
   // shaded cells, camelot's process_background case); elsewhere they are invisible.
   const onFill = (r: Rule) => sink.fills.some((f) => r.x0 >= f.x0 - 1 && r.x1 <= f.x1 + 1 && r.y0 >= f.y0 - 1 && r.y1 <= f.y1 + 1);
   const rules = [...sink.rules, ...sink.whiteRules.filter(onFill)];
-  return { rules, imageCoverage: Math.min(1, imageArea / Math.max(1, page.width * page.height)), objects: visited };
+  return { rules, imageCoverage: Math.min(1, imageArea / Math.max(1, page.width * page.height)), images, objects: visited };
 }
 
 /** An object's bounds (in its container's space) as a display-space box. */

@@ -4,6 +4,7 @@ import type { SourcePage } from '../source-page.js';
 import { readChars } from './pdf-chars.js';
 import type { PdfDocument } from './pdf-document.js';
 import { readGraphics } from './pdf-graphics.js';
+import { imageRegions } from './image-regions.js';
 import { openPage } from './pdf-page.js';
 import { charsToWords } from './pdf-words.js';
 
@@ -40,7 +41,8 @@ export function readPdfPage(doc: PdfDocument, index: number): SourcePage {
     const words = charsToWords(chars);
     // A scan with a few real characters on it (a date stamp) keeps them, but still goes to OCR.
     const source = scanLike ? 'needs_ocr' : 'text_layer';
-    return { ...base, source, words, quarters: words.map((w) => w.quarter), rules: graphics.rules };
+    const regions = source === 'text_layer' && graphics.images.length ? imageRegions(graphics.images, chars, page.width, page.height) : [];
+    return { ...base, source, words, quarters: words.map((w) => w.quarter), rules: graphics.rules, ...(regions.length ? { imageRegions: regions } : {}) };
   } finally {
     page.close();
   }
