@@ -64,7 +64,7 @@ export const POLICY_REGISTRY = {
   forge_per_job_max_wall_seconds: int(900, { minimum: 60 }, 'Longest one forge job may run, in seconds.'),
   ocr_selection_mode: oneOf(['tesseract_priority', 'paddle_priority', 'confidence_based'] as const, 'confidence_based', 'Which OCR engine\'s text wins per region: always tesseract, always paddle, or the more confident one.'),
   ocr_priority_margin: num(0.1, { maximum: 1 }, 'With a `*_priority` mode, the other engine wins only when its confidence is higher by more than this margin.'),
-  layout_policy: object('Free-form layout analysis settings (reading order, column detection). Stored as given; {} means engine defaults.'),
+  layout_policy: object('Free-form layout analysis settings. read_text_in_images (boolean): OCR the images of text-layer pages (a letterhead or footer pasted in as a picture) and add their words; unset, on for entities and extraction jobs and off for canonical ones (docs/ocr.md). Stored as given; {} means engine defaults.'),
   paddle_risk_policy: object('Free-form settings for when paddle OCR output is considered risky and checked against tesseract. Stored as given; {} means engine defaults.'),
   prompt_budget_policy: object('Limits on what one call to the extraction model carries: pages_per_chunk, tokens_per_page, tokens_per_call, image_tokens_per_page, send_page_images (docs/models.md). Stored as given; {} means engine defaults.'),
   language_policy: object('Free-form OCR and extraction language settings (expected languages, fallbacks). Stored as given; {} means automatic detection.'),

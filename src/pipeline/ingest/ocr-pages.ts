@@ -26,6 +26,11 @@ import { type ImageRegionRecord, readImageRegions } from './region-ocr.js';
 
 /** Long enough for a dense 300 dpi page with both engines on a busy 2-core machine. */
 export const DEFAULT_OCR_PAGE_TIMEOUT_MS = 120_000;
+/**
+ * Images of text-layer pages read per document at most, page by page: the letterheads and footers
+ * that carry fields are few, where a report's charts and photos are many (each costs OCR time).
+ */
+export const MAX_IMAGES_READ_PER_DOCUMENT = 8;
 /** PDF pages are rendered for OCR at this resolution (the engines' sweet spot for body text). */
 export const OCR_RENDER_DPI = 300;
 
@@ -129,7 +134,17 @@ export async function ocrSourcePages(
   options: OcrStageOptions & PageLoopOptions,
 ): Promise<{ pages: SourcePage[]; judgePages: SourcePage[] | null; report: OcrReport | null }> {
   const needsWork = (s: SourcePage) => s.source === 'needs_ocr' || (options.judge === true && s.source === 'text_layer' && !s.blank);
-  const hasImageText = (s: SourcePage) => options.textInImages === true && s.source === 'text_layer' && !!s.imageRegions?.length;
+  // The pages whose images are read: in page order, until the document's allowance is spent.
+  const imagePages = new Set<SourcePage>();
+  let allowance = MAX_IMAGES_READ_PER_DOCUMENT;
+  for (const s of sources) {
+    const n = options.textInImages === true && s.source === 'text_layer' ? (s.imageRegions?.length ?? 0) : 0;
+    if (n > 0 && n <= allowance) {
+      imagePages.add(s);
+      allowance -= n;
+    }
+  }
+  const hasImageText = (s: SourcePage) => imagePages.has(s);
   const todo = sources.filter((s) => needsWork(s) || hasImageText(s));
   if (todo.length === 0) return { pages: [...sources], judgePages: options.judge ? [...sources] : null, report: null };
   const policy = readOcrPolicy(options.policy ?? {});

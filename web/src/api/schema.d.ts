@@ -3478,7 +3478,7 @@ export interface operations {
                     language_policy?: {
                         [key: string]: unknown;
                     } | null;
-                    /** @description Free-form layout analysis settings (reading order, column detection). Stored as given; {} means engine defaults. */
+                    /** @description Free-form layout analysis settings. read_text_in_images (boolean): OCR the images of text-layer pages (a letterhead or footer pasted in as a picture) and add their words; unset, on for entities and extraction jobs and off for canonical ones (docs/ocr.md). Stored as given; {} means engine defaults. */
                     layout_policy?: {
                         [key: string]: unknown;
                     } | null;
@@ -6244,7 +6244,7 @@ export interface operations {
                     language_policy?: {
                         [key: string]: unknown;
                     };
-                    /** @description Free-form layout analysis settings (reading order, column detection). Stored as given; {} means engine defaults. */
+                    /** @description Free-form layout analysis settings. read_text_in_images (boolean): OCR the images of text-layer pages (a letterhead or footer pasted in as a picture) and add their words; unset, on for entities and extraction jobs and off for canonical ones (docs/ocr.md). Stored as given; {} means engine defaults. */
                     layout_policy?: {
                         [key: string]: unknown;
                     };

@@ -1,0 +1,56 @@
+// What reading the text of images on text-layer pages costs (`textInImages`, on for entities and
+// extraction jobs): the digitally born invoices of invoice2data and the PDFs of pdf-realworld
+// through runCanonical with it off and on, one thread, the OCR engines loaded by an untimed
+// first document. Prints the time per document with and without, the images read and the words
+// they added. Writes bench/results/text-in-images-latest.json.
+// Usage: npm run bench -- text-in-images
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { runCanonical } from '../src/pipeline/index.js';
+import { closeOcrEngines } from '../src/pipeline/ocr/index.js';
+
+const DATA = new URL('../../shared/data/', import.meta.url);
+const sets = { invoices: 'invoice2data/compare/', realworld: 'pdf-realworld/pdfs/' };
+const round = (x: number, d = 0) => Math.round(x * 10 ** d) / 10 ** d;
+
+async function timed(bytes: Uint8Array, textInImages: boolean) {
+  const started = performance.now();
+  const doc = await runCanonical(bytes, { ocr: { textInImages } });
+  const regions = doc.ocr?.image_regions ?? [];
+  return { ms: performance.now() - started, pages: doc.pages.length, regions: regions.length, words: regions.reduce((n, r) => n + r.words, 0) };
+}
+
+// Loads both OCR engines before anything is timed.
+await runCanonical(readFileSync(new URL('invoice2data/compare/saeco.pdf', DATA)), { ocr: { textInImages: true } });
+const results: Record<string, unknown> = {};
+for (const [name, dir] of Object.entries(sets)) {
+  let off = 0;
+  let on = 0;
+  let pages = 0;
+  let regions = 0;
+  let words = 0;
+  let documents = 0;
+  let withRegions = 0;
+  for (const file of readdirSync(new URL(dir, DATA)).filter((f) => f.endsWith('.pdf')).sort()) {
+    const bytes = readFileSync(new URL(dir + file, DATA));
+    try {
+      const a = await timed(bytes, false);
+      const b = await timed(bytes, true);
+      off += a.ms;
+      on += b.ms;
+      pages += a.pages;
+      regions += b.regions;
+      words += b.words;
+      documents++;
+      if (b.regions) withRegions++;
+    } catch {
+      // protected and broken files fail by design; they are not part of the measure
+    }
+  }
+  results[name] = { documents, pages, documents_with_images_read: withRegions, images_read: regions, words_added: words, seconds_off: round(off / 1000, 2), seconds_on: round(on / 1000, 2), ms_per_document_off: round(off / documents), ms_per_document_on: round(on / documents) };
+  console.log(`${name}: ${documents} documents (${pages} pages), ${withRegions} with images read (${regions} images, ${words} words added): ${round(off / documents)} ms a document without, ${round(on / documents)} ms with`);
+}
+await closeOcrEngines();
+const out = { at: new Date().toISOString(), machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, load_average_1m: round(os.loadavg()[0]!, 2) }, results };
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+writeFileSync(new URL('./results/text-in-images-latest.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
