@@ -3,6 +3,9 @@
 // be OCR'd"). With `textInImages` the OCR stage reads that picture and its words join the page.
 import { afterAll, describe, expect, it } from 'vitest';
 import { imageRegions } from '../../src/pipeline/ingest/pdf/image-regions.js';
+import { MAX_IMAGES_READ_PER_DOCUMENT, pagesWithImagesToRead } from '../../src/pipeline/ingest/ocr-pages.js';
+import type { SourcePage } from '../../src/pipeline/ingest/source-page.js';
+import type { BBox } from '../../src/pipeline/canonical/model.js';
 import { runCanonical } from '../../src/pipeline/index.js';
 import { closeOcrEngines, readsTextInImages } from '../../src/pipeline/ocr/index.js';
 import { runEntities } from '../../src/pipeline/extract/index.js';
@@ -62,5 +65,23 @@ describe('image regions', () => {
     ];
     const chars = [char(60, 320), char(70, 320), char(80, 340), char(90, 360)];
     expect(imageRegions(images, chars, 595, 842)).toEqual([[40, 720, 560, 830]]);
+  });
+});
+
+describe('images read per document', () => {
+  const page = (n: number, regions: number, source: SourcePage['source'] = 'text_layer'): SourcePage => ({
+    page_number: n,
+    width: 612,
+    height: 792,
+    rotation: 0,
+    source,
+    imageRegions: Array.from({ length: regions }, (_, i): BBox => [10, 100 * i, 200, 100 * i + 50]),
+  });
+  it('are read page by page while the allowance lasts; a page that would overrun it is passed over', () => {
+    const pages = [page(1, 2), page(2, 0), page(3, 5), page(4, 4), page(5, 1, 'needs_ocr'), page(6, 1), page(7, 1)];
+    const read = [...pagesWithImagesToRead(pages)].map((p) => p.page_number);
+    expect(MAX_IMAGES_READ_PER_DOCUMENT).toBe(8);
+    // 2 + 5 = 7 read; page 4's four would make 11; page 6's one makes 8; page 7 finds none left.
+    expect(read).toEqual([1, 3, 6]);
   });
 });

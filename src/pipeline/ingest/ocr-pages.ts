@@ -124,6 +124,19 @@ export async function settleAbandonedOcr(maxMs = ABANDONED_WAIT_MS): Promise<voi
 
 const OCR_SOURCE: Record<OcrDecision['engine_used'], PageSource> = { tesseract: 'ocr_tesseract', paddle: 'ocr_paddle', mixed: 'ocr_mixed', remote: 'ocr_remote' };
 
+/** The text-layer pages whose images are read: in page order, while the document's allowance lasts. */
+export function pagesWithImagesToRead(sources: readonly SourcePage[], allowance = MAX_IMAGES_READ_PER_DOCUMENT): Set<SourcePage> {
+  const pages = new Set<SourcePage>();
+  for (const s of sources) {
+    const n = s.source === 'text_layer' ? (s.imageRegions?.length ?? 0) : 0;
+    if (n > 0 && n <= allowance) {
+      pages.add(s);
+      allowance -= n;
+    }
+  }
+  return pages;
+}
+
 /**
  * Fills every `needs_ocr` page of `sources` with OCR words (other pages pass through).
  * `rasterOf` supplies a page's pixels (a PDF render, an image frame).
@@ -134,16 +147,7 @@ export async function ocrSourcePages(
   options: OcrStageOptions & PageLoopOptions,
 ): Promise<{ pages: SourcePage[]; judgePages: SourcePage[] | null; report: OcrReport | null }> {
   const needsWork = (s: SourcePage) => s.source === 'needs_ocr' || (options.judge === true && s.source === 'text_layer' && !s.blank);
-  // The pages whose images are read: in page order, until the document's allowance is spent.
-  const imagePages = new Set<SourcePage>();
-  let allowance = MAX_IMAGES_READ_PER_DOCUMENT;
-  for (const s of sources) {
-    const n = options.textInImages === true && s.source === 'text_layer' ? (s.imageRegions?.length ?? 0) : 0;
-    if (n > 0 && n <= allowance) {
-      imagePages.add(s);
-      allowance -= n;
-    }
-  }
+  const imagePages = options.textInImages === true ? pagesWithImagesToRead(sources) : new Set<SourcePage>();
   const hasImageText = (s: SourcePage) => imagePages.has(s);
   const todo = sources.filter((s) => needsWork(s) || hasImageText(s));
   if (todo.length === 0) return { pages: [...sources], judgePages: options.judge ? [...sources] : null, report: null };
