@@ -169,6 +169,33 @@ describe('OCR in jobs', () => {
   });
 });
 
+describe('text in images of digital pages', () => {
+  const SAECO = data('invoice2data/compare/saeco.pdf');
+  const ibans = (job: any) => (job.result.entities ?? []).filter((e: any) => e.type === 'iban').map((e: any) => e.value);
+  it(
+    'is read in an entities job, not in a canonical one, and not when the tenant turns it off',
+    async () => {
+      const admin = await tenant('ocr-images', {});
+      const entities = await process(admin, SAECO, { processing_mode: 'entities' });
+      expect(entities.status).toBe('completed');
+      expect(entities.result.canonical.pages[0].source).toBe('text_layer');
+      expect(entities.result.canonical.text).toMatch(/Badweg 48/);
+      expect(ibans(entities)).toContain('NL58RABO0198723202');
+      expect(entities.result.engine.ocr.image_regions.length).toBeGreaterThanOrEqual(1);
+
+      const canonical = await process(admin, SAECO);
+      expect(canonical.result.canonical.text).not.toMatch(/Badweg/);
+      expect(canonical.result.engine.ocr ?? null).toBeNull();
+
+      const off = await tenant('ocr-images-off', { layout_policy: { read_text_in_images: false } });
+      const skipped = await process(off, SAECO, { processing_mode: 'entities' });
+      expect(skipped.result.canonical.text).not.toMatch(/Badweg/);
+      expect(ibans(skipped)).toEqual([]);
+    },
+    SLOW,
+  );
+});
+
 describe('the per-page OCR time limit', () => {
   let tight: Harness;
   beforeAll(async () => {
