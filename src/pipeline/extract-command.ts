@@ -21,7 +21,9 @@ Options:
   --max-pages N                          PDF page cap; with --truncate, process the first N
   --truncate                             over the cap: truncate instead of failing
   --ocr MODE|off                         OCR for scans and images: confidence_based (default),
-                                         tesseract_priority, paddle_priority, or off
+                                         tesseract_priority, paddle_priority, or off; in
+                                         entities and extraction mode it also reads the text
+                                         of pictures on digital pages (letterheads, footers)
   --languages LIST                       OCR languages, main one first (default: eng), e.g. deu,eng
   -h, --help                             show this help
 `;
