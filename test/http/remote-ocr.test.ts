@@ -82,6 +82,29 @@ describe('remote OCR engine', () => {
   );
 
   it(
+    'reads the pictures of a digital page through the service too, in an entities job',
+    async () => {
+      await h.request('PUT', '/v1/admin/platform/infra/ocr', { token: root, body: { base_url: service.url, credentials: { api_key: 'remote-ocr-key' } } });
+      await h.seedTenant('remote-pictures');
+      const admin = (await h.seedUser('remote-pictures', 'admin')).token!;
+      const before = service.requests.length;
+      const res = await upload(h, admin, data('invoice2data/compare/saeco.pdf'), { processing_mode: 'entities' });
+      const job = await waitForJob(h, admin, res.body.job_id, undefined, OCR_WAIT_MS);
+      expect(job.status).toBe('completed');
+      expect(job.result.canonical.pages[0].source).toBe('text_layer');
+      const regions = job.result.engine.ocr.image_regions;
+      expect(regions.length).toBeGreaterThanOrEqual(1);
+      expect(regions.every((r: { engine_used: string }) => r.engine_used === 'remote')).toBe(true);
+      expect(service.requests.length - before).toBe(regions.length);
+      // The footer picture is wide and low: what the service was sent is that crop, not the page.
+      const [w, hgt] = pngSize(service.requests.at(-1)!.body);
+      expect(w).toBeGreaterThan(hgt * 3);
+      expect(job.result.canonical.text).toContain('Remote service reading');
+    },
+    OCR_WAIT_MS + 30_000,
+  );
+
+  it(
     'leaves the page to the local engines when the service fails, and says so',
     async () => {
       await h.request('PUT', '/v1/admin/platform/infra/ocr', { token: root, body: { base_url: failing.url } });

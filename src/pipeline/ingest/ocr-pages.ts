@@ -167,7 +167,7 @@ export async function ocrSourcePages(
   const judgePages: SourcePage[] = [];
   for (const original of sources) {
     checkAborted(options.signal);
-    const source = hasImageText(original) ? await withImageText(original, rasterOf, policy, limitMs, options.signal, report) : original;
+    const source = hasImageText(original) ? await withImageText(original, rasterOf, { policy, limitMs, signal: options.signal, remote: options.remote }, report) : original;
     if (!needsWork(source)) {
       pages.push(source);
       judgePages.push(source);
@@ -239,9 +239,7 @@ export async function ocrSourcePages(
 async function withImageText(
   source: SourcePage,
   rasterOf: (page: SourcePage) => Promise<PageRaster>,
-  policy: OcrPolicy,
-  limitMs: number,
-  signal: AbortSignal | undefined,
+  { policy, limitMs, signal, remote }: { policy: OcrPolicy; limitMs: number; signal: AbortSignal | undefined; remote: RemoteOcrOptions | undefined },
   report: OcrReport,
 ): Promise<SourcePage> {
   await settleAbandonedOcr();
@@ -250,7 +248,7 @@ async function withImageText(
     checkAborted(signal);
     throw new Error('the OCR page permit was refused without an abort');
   }
-  const reading = (async () => readImageRegions(source, await rasterOf(source), policy))();
+  const reading = (async () => readImageRegions(source, await rasterOf(source), policy, remote))();
   void reading.then(release, release);
   try {
     const { page, records } = await withinLimit(reading, limitMs, signal);

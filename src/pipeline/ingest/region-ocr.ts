@@ -5,6 +5,7 @@
 import type { BBox, Word } from '../canonical/model.js';
 import { type OcrPolicy, ocrPage } from '../ocr/index.js';
 import type { PageRaster } from './ocr-pages.js';
+import type { RemoteOcrOptions } from '../ocr/remote/engine.js';
 import type { SourcePage } from './source-page.js';
 
 /** Points added around an image: glyphs at its edge are cut otherwise. */
@@ -27,7 +28,7 @@ export interface ImageRegionRecord {
  * reading comes back turned (orientation correction found its text sideways) is left out: a
  * picture's sideways caption is rarely a field, and its words would need another frame.
  */
-export async function readImageRegions(source: SourcePage, raster: PageRaster, policy: OcrPolicy): Promise<{ page: SourcePage; records: ImageRegionRecord[] }> {
+export async function readImageRegions(source: SourcePage, raster: PageRaster, policy: OcrPolicy, remote?: RemoteOcrOptions): Promise<{ page: SourcePage; records: ImageRegionRecord[] }> {
   const regionPolicy: OcrPolicy = { ...policy, preprocessing: { ...policy.preprocessing, orientation: false, deskew: false } };
   const words = [...(source.words ?? [])];
   const records: ImageRegionRecord[] = [];
@@ -35,7 +36,14 @@ export async function readImageRegions(source: SourcePage, raster: PageRaster, p
     const started = performance.now();
     const crop = cropRaster(raster, region);
     if (!crop) continue;
-    const { page, decision } = await ocrPage(crop.raster, { policy: regionPolicy, pageWidthPt: crop.raster.pageWidthPt, pageHeightPt: crop.raster.pageHeightPt, ...(raster.dpi ? { dpi: raster.dpi } : {}) });
+    const { page, decision } = await ocrPage(crop.raster, {
+      policy: regionPolicy,
+      pageWidthPt: crop.raster.pageWidthPt,
+      pageHeightPt: crop.raster.pageHeightPt,
+      ...(raster.dpi ? { dpi: raster.dpi } : {}),
+      // A tenant's remote OCR service reads these pixels too, as it reads its scans.
+      ...(remote ? { remote } : {}),
+    });
     if (page.rotation !== 0) continue;
     let added = 0;
     for (const w of page.words) {
