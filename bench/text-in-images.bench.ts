@@ -2,10 +2,14 @@
 // extraction jobs): the digitally born invoices of invoice2data and the PDFs of pdf-realworld
 // through runCanonical with it off and on, one thread, the OCR engines loaded by an untimed
 // first document. Prints the time per document with and without, the images read and the words
-// they added. Writes bench/results/text-in-images-latest.json.
+// they added. Then the invoices three times over through a pipeline pool of two threads as a
+// worker runs it (compiled to dist/, default memory marks): the time with the engines loaded,
+// ended and loaded again as the process mark decides. Writes bench/results/text-in-images-latest.json.
 // Usage: npm run bench -- text-in-images
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { runCanonical } from '../src/pipeline/index.js';
 import { closeOcrEngines } from '../src/pipeline/ocr/index.js';
 
@@ -51,6 +55,14 @@ for (const [name, dir] of Object.entries(sets)) {
   console.log(`${name}: ${documents} documents (${pages} pages), ${withRegions} with images read (${regions} images, ${words} words added): ${round(off / documents)} ms a document without, ${round(on / documents)} ms with`);
 }
 await closeOcrEngines();
+
+// Two threads as `quire worker` runs them: from dist/ (no tsx loader in the threads), in a child
+// process of their own (this one's memory would count against the pool's process mark).
+const root = fileURLToPath(new URL('..', import.meta.url));
+execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', `${root}tsconfig.build.json`], { cwd: root });
+const pooled = (mode: 'on' | 'off') => JSON.parse(execFileSync(process.execPath, [`${root}bench/lib/invoice-pool-run.mjs`, mode], { encoding: 'utf8' }).trim().split('\n').at(-1)!) as Record<string, number>;
+results.pool_two_threads = { off: pooled('off'), on: pooled('on') };
+console.log(`invoices ×3 on two pipeline threads: ${JSON.stringify(results.pool_two_threads)}`);
 const out = { at: new Date().toISOString(), machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, load_average_1m: round(os.loadavg()[0]!, 2) }, results };
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 writeFileSync(new URL('./results/text-in-images-latest.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
