@@ -24,7 +24,7 @@ import type { DocInput } from '../src/pipeline/entities/text.js';
 import { type ExtractionTemplate, runExtraction } from '../src/pipeline/extract/index.js';
 import { runCanonical, toCanonicalJson } from '../src/pipeline/index.js';
 import { closeOcrEngines } from '../src/pipeline/ocr/index.js';
-import { type Scores, equal, normalise, sameCompany, scoreDocument, summarise, total } from './lib/field-score.js';
+import { type Scores, equal, normalise, sameCompany, scoreDocument, summarise, total, wilson95 } from './lib/field-score.js';
 import { NOT_ON_DOCUMENT, templateSchemaFor } from './lib/invoice-template.js';
 import { ocrCanonical } from './lib/ocr-cache.js';
 import { SROIE_SCHEMA, sroieDocument } from './lib/sroie.js';
@@ -379,8 +379,12 @@ const f1 = (c: { tp: number; fp: number; fn: number }) => (c.tp ? Math.round(((2
 function sliced(title: string, scores: SliceScores, note = '', only?: (field: string) => boolean): Json {
   const pick = (s: Scores) => (only ? Object.fromEntries(Object.entries(s).filter(([k]) => only(k))) : s);
   const tuned = table(`${title}: tuned`, pick(scores.tuned), note);
-  const held = summarise(total(pick(scores.held_out)));
-  console.log(`${'HELD-OUT'.padEnd(30)} ${String(held.n).padStart(4)} ${f3(held.precision)} ${f3(held.recall)} ${f3(held.exact_match)}`);
+  const heldCounts = total(pick(scores.held_out));
+  const held = { ...summarise(heldCounts), exact_match_95ci: wilson95(heldCounts.tp, heldCounts.n) };
+  const tunedCounts = total(pick(scores.tuned));
+  (tuned.overall as Json).exact_match_95ci = wilson95(tunedCounts.tp, tunedCounts.n);
+  const ci = (c: [number, number] | null) => (c ? `  95 % interval ${c[0].toFixed(3)}–${c[1].toFixed(3)}` : '');
+  console.log(`${'HELD-OUT'.padEnd(30)} ${String(held.n).padStart(4)} ${f3(held.precision)} ${f3(held.recall)} ${f3(held.exact_match)}${ci(held.exact_match_95ci)}`);
   const rows = Object.entries(pick(scores.held_out)).map(([field, c]) => ({ field, ...summarise(c) }));
   return { tuned, held_out: { overall: held, fields: rows } };
 }

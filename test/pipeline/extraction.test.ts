@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { runExtraction } from '../../src/pipeline/extract/index.js';
 import { runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
-import { type Scores, scoreDocument, summarise, total } from '../../bench/lib/field-score.js';
+import { type Scores, scoreDocument, summarise, total, wilson95 } from '../../bench/lib/field-score.js';
 import { NOT_ON_DOCUMENT, templateSchemaFor } from '../../bench/lib/invoice-template.js';
 import { listData, readData, readDataJson } from './data.js';
 
@@ -36,4 +36,14 @@ describe('extraction on invoice2data', () => {
     expect(all.precision).toBeGreaterThanOrEqual(0.8);
     for (const field of ['amount', 'date', 'currency']) expect(summarise(scores[field]!).exact_match, field).toBeGreaterThanOrEqual(0.8);
   }, 60_000);
+});
+
+describe("the eval's interval around a share", () => {
+  it('is the Wilson score interval: wide on a few fields, narrow on many', () => {
+    expect(wilson95(11, 14)).toEqual([0.524, 0.924]);
+    expect(wilson95(71, 76)).toEqual([0.855, 0.972]);
+    expect(wilson95(0, 5)![0]).toBe(0);
+    expect(wilson95(5, 5)![1]).toBe(1);
+    expect(wilson95(0, 0)).toBeNull();
+  });
 });
