@@ -12,6 +12,7 @@ import * as connections from './0008_connections.js';
 import * as performance from './0011_performance.js';
 import * as forgeEndpointPrice from './0012_forge_endpoint_price.js';
 import * as maintenanceMarks from './0013_maintenance_marks.js';
+import * as resultAsJson from './0014_result_as_json.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0011_performance': performance,
   '0012_forge_endpoint_price': forgeEndpointPrice,
   '0013_maintenance_marks': maintenanceMarks,
+  '0014_result_as_json': resultAsJson,
 };

@@ -1,4 +1,4 @@
-// One job for GET /v1/documents/{job}, with its result as PostgreSQL stores it (jsonb as text).
+// One job for GET /v1/documents/{job}, with its result as PostgreSQL stores it (json: the text as written).
 // A 65-page result is megabytes: parsing it into objects only to serialise it again cost more
 // than everything else the request does, so it is never parsed on the read path.
 // The job, its artifacts and its deliveries come back in one statement: the read path is the
