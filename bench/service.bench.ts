@@ -37,6 +37,7 @@ import { hashPassword } from '../src/lib/secrets.js';
 import { renderPagePng, runCanonical, toCanonicalJson } from '../src/pipeline/index.js';
 import { Workers } from '../src/queue/workers.js';
 import { defaultOcrPagesAtOnce } from '../src/queue/pipeline-pool.js';
+import { findNativeTesseract } from '../src/pipeline/ocr/tesseract/index.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -665,6 +666,33 @@ function vmRssBytes(pid: number): number | null {
   }
 }
 
+/**
+ * Resident memory of a process and every process below it. A worker reads pages with the native
+ * `tesseract` binary when it is on PATH, in a child process per page: that memory is the worker's too.
+ */
+function treeRssBytes(pid: number): number | null {
+  const own = vmRssBytes(pid);
+  if (own === null) return null;
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The parent pid is the second field after the parenthesised command name.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // the process ended between the listing and the read
+    }
+  }
+  let total = own;
+  const below = [pid];
+  while (below.length) {
+    const parent = below.pop()!;
+    for (const [child, ppid] of parents) if (ppid === parent) below.push(child), (total += vmRssBytes(child) ?? 0);
+  }
+  return total;
+}
+
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
@@ -681,7 +709,7 @@ async function memory(serverUrl: string, documents: number) {
     const samples: number[] = [];
     const sampledAt: number[] = [];
     const sampler = setInterval(() => {
-      const rss = child.pid ? vmRssBytes(child.pid) : null;
+      const rss = child.pid ? treeRssBytes(child.pid) : null;
       if (rss !== null) samples.push(rss), sampledAt.push(Date.now());
     }, 500);
     const started = performance.now();
@@ -691,7 +719,7 @@ async function memory(serverUrl: string, documents: number) {
       const atEnd = samples.at(-1) ?? 0;
       // The pipeline threads end after their idle spell; the process is then back at rest.
       await new Promise((r) => setTimeout(r, (idleSeconds + 15) * 1000));
-      const idle = vmRssBytes(child.pid!) ?? 0;
+      const idle = treeRssBytes(child.pid!) ?? 0;
       const sorted = [...samples].sort((a, b) => a - b);
       const c = await counts(s.db);
       // The jobs claimed at the three highest samples: what the peak is made of. A claim sets
@@ -718,6 +746,7 @@ async function memory(serverUrl: string, documents: number) {
         // glibc settings from the environment; the worker applies its own for those left null
         // (docs/performance.md, "Worker memory").
         malloc_env: Object.fromEntries(['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_'].map((k) => [k, process.env[k] ?? null])),
+        tesseract_backend: findNativeTesseract() ? 'native' : 'wasm',
         ocr_pages_at_once: Number(process.env.QUIRE_OCR_PAGES_AT_ONCE ?? 0) || defaultOcrPagesAtOnce(cores),
         seconds: round(seconds),
         samples: samples.length,
