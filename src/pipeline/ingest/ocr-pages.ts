@@ -178,29 +178,26 @@ export async function ocrSourcePages(
     await settleAbandonedOcr();
     const started = performance.now();
     const textLayer = source.source === 'text_layer';
-    // Waiting for a permit is not the page's time: the limit starts once it may be read.
-    const release = await acquireOcrPagePermit(() => options.signal?.aborted === true);
-    if (!release) {
-      // The wait is given up only when the run was aborted: checkAborted throws its reason.
-      checkAborted(options.signal);
-      throw new Error('the OCR page permit was refused without an abort');
-    }
+    const release = await takeOcrPagePermit(options.signal);
     try {
       // A text-layer page is read only for the judge: one engine suffices on a clean render.
       const pagePolicy = textLayer ? { ...policy, ocr_selection_mode: 'tesseract_priority' as const } : policy;
-      const reading = (async () => {
-        const raster = await rasterOf(source);
-        return ocrPage(raster, {
-          policy: pagePolicy,
-          pageWidthPt: raster.pageWidthPt,
-          pageHeightPt: raster.pageHeightPt,
-          ...(raster.dpi ? { dpi: raster.dpi } : {}),
-          alternate: options.judge === true && !textLayer,
-          ...(options.remote && !textLayer ? { remote: options.remote } : {}),
-        });
-      })();
-      void reading.then(release, release);
-      const result = await withinLimit(reading, limitMs, options.signal);
+      const result = await readWithinLimit(
+        async () => {
+          const raster = await rasterOf(source);
+          return ocrPage(raster, {
+            policy: pagePolicy,
+            pageWidthPt: raster.pageWidthPt,
+            pageHeightPt: raster.pageHeightPt,
+            ...(raster.dpi ? { dpi: raster.dpi } : {}),
+            alternate: options.judge === true && !textLayer,
+            ...(options.remote && !textLayer ? { remote: options.remote } : {}),
+          });
+        },
+        release,
+        limitMs,
+        options.signal,
+      );
       if (textLayer) {
         pages.push(source);
         judgePages.push(toSourcePage(source, result.page, result.decision.engine_used));
@@ -243,15 +240,9 @@ async function withImageText(
   report: OcrReport,
 ): Promise<SourcePage> {
   await settleAbandonedOcr();
-  const release = await acquireOcrPagePermit(() => signal?.aborted === true);
-  if (!release) {
-    checkAborted(signal);
-    throw new Error('the OCR page permit was refused without an abort');
-  }
-  const reading = (async () => readImageRegions(source, await rasterOf(source), policy, remote))();
-  void reading.then(release, release);
+  const release = await takeOcrPagePermit(signal);
   try {
-    const { page, records } = await withinLimit(reading, limitMs, signal);
+    const { page, records } = await readWithinLimit(async () => readImageRegions(source, await rasterOf(source), policy, remote), release, limitMs, signal);
     (report.image_regions ??= []).push(...records);
     return page;
   } catch (err) {
@@ -285,6 +276,25 @@ function record(pageNumber: number, { page, decision, preprocessing }: OcrPageRe
     preprocessing,
     seconds: Math.round(seconds * 100) / 100,
   };
+}
+
+/**
+ * Takes one of the process's OCR page permits, waiting as long as it takes. Waiting is not the
+ * page's time: its limit starts once it may be read.
+ */
+async function takeOcrPagePermit(signal: AbortSignal | undefined): Promise<() => void> {
+  const release = await acquireOcrPagePermit(() => signal?.aborted === true);
+  if (release) return release;
+  // The wait is given up only when the run was aborted: checkAborted throws its reason.
+  checkAborted(signal);
+  throw new Error('the OCR page permit was refused without an abort');
+}
+
+/** Runs `read` within the page time limit; its permit goes back when the reading settles, also one abandoned. */
+function readWithinLimit<T>(read: () => Promise<T>, release: () => void, limitMs: number, signal: AbortSignal | undefined): Promise<T> {
+  const reading = read();
+  void reading.then(release, release);
+  return withinLimit(reading, limitMs, signal);
 }
 
 /**
