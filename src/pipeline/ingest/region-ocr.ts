@@ -3,6 +3,7 @@
 // text: entities and template fields find the issuer's IBAN or VAT number in it. The page keeps
 // its text layer and its `text_layer` source; the OCR words keep their own confidences.
 import type { BBox, Word } from '../canonical/model.js';
+import { centerX, centerY, contains } from '../layout/geometry.js';
 import { type OcrPolicy, ocrPage } from '../ocr/index.js';
 import type { PageRaster } from './ocr-pages.js';
 import type { RemoteOcrOptions } from '../ocr/remote/engine.js';
@@ -91,7 +92,7 @@ function cropRaster(raster: PageRaster, box: BBox): { raster: PageRaster; x0: nu
 
 /** The centre of `box` lies inside a word the text layer already has. */
 function overlapsText(box: BBox, words: readonly Word[]): boolean {
-  const cx = (box[0] + box[2]) / 2;
-  const cy = (box[1] + box[3]) / 2;
-  return words.some((w) => cx >= w.bbox[0] && cx <= w.bbox[2] && cy >= w.bbox[1] && cy <= w.bbox[3]);
+  const cx = centerX(box);
+  const cy = centerY(box);
+  return words.some((w) => contains(w.bbox, cx, cy));
 }

@@ -4,6 +4,8 @@
 // (ocr-pages.ts, `textInImages`). Pictures with text-layer characters printed over them (a form
 // background) are left out: their text is already there.
 import type { BBox } from '../../canonical/model.js';
+import { contains } from '../../layout/geometry.js';
+import { area } from '../../ocr/geometry.js';
 import type { PdfChar } from './pdf-chars.js';
 import type { Rule } from './pdf-paths.js';
 
@@ -27,8 +29,6 @@ export function imageRegions(images: readonly Rule[], chars: readonly PdfChar[],
     .sort((a, b) => a[1] - b[1] || a[0] - b[0]);
 }
 
-const area = (b: BBox) => (b[2] - b[0]) * (b[3] - b[1]);
-
 /** Overlapping images (tiles of one picture, a picture drawn twice) become one region. */
 function mergeOverlapping(boxes: BBox[]): BBox[] {
   const out: BBox[] = [];
@@ -50,9 +50,7 @@ function charsInside(box: BBox, chars: readonly PdfChar[]): number {
   let n = 0;
   for (const c of chars) {
     if (c.text === ' ') continue;
-    const cx = (c.x0 + c.x1) / 2;
-    const cy = (c.y0 + c.y1) / 2;
-    if (cx >= box[0] && cx <= box[2] && cy >= box[1] && cy <= box[3] && ++n >= MAX_CHARS_INSIDE) return n;
+    if (contains(box, (c.x0 + c.x1) / 2, (c.y0 + c.y1) / 2) && ++n >= MAX_CHARS_INSIDE) return n;
   }
   return n;
 }
