@@ -200,7 +200,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
   const urlFor = (db: string) =>
     `postgres://${settings!.user}:${encodeURIComponent(settings!.password)}@127.0.0.1:${settings!.port}/${db}`;
   // The server also listens on a Unix socket in its data dir. A round trip over it costs less
-  // than over loopback TCP (docs/deployment.md); the TCP address stays for other clients and for
+  // than over loopback TCP (docs/development.md); the TCP address stays for other clients and for
   // a server started by a Quire that opened no socket.
   const socketDir = socketDirFor(pgDir);
   const clientUrlFor = (db: string) => {
