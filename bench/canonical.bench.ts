@@ -7,12 +7,13 @@
 //  3. table cell accuracy on the tables-camelot cases of bench/lib/table-score.ts.
 // Results go to bench/results/canonical-latest.json.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { runCanonical } from '../src/pipeline/index.js';
+import { writeLatest } from './lib/results.js';
 import { CAMELOT, type CellScore, TABLE_CASES, scoreCase } from './lib/table-score.js';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
@@ -152,9 +153,7 @@ async function main() {
     poppler_pdftotext_bbox_layout: popplerResult,
     tables,
   };
-  const out = new URL('./results/', import.meta.url);
-  mkdirSync(out, { recursive: true });
-  writeFileSync(new URL('canonical-latest.json', out), `${JSON.stringify(result, null, 2)}\n`);
+  writeLatest('canonical', result);
   process.stdout.write(`${JSON.stringify({ ...result, tables: { all: tables.all, lattice: tables.lattice, stream: tables.stream } }, null, 2)}\n`);
 }
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { startEmbeddedPostgres } from '../src/db/embedded.js';
+import { machineFacts, writeLatest } from './lib/results.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -73,6 +74,4 @@ try {
   await server.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
-const out = { at: new Date().toISOString(), machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, load_average_1m: round(os.loadavg()[0]!, 2) }, round_trips: roundTrips, results };
-fs.mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-fs.writeFileSync(new URL('./results/embedded-db-latest.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
+writeLatest('embedded-db', { at: new Date().toISOString(), machine: machineFacts(), round_trips: roundTrips, results });

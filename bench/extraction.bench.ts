@@ -17,12 +17,12 @@
 //  - wall time, and the process's CPU time (less sensitive to other load on a shared machine);
 //  - entities: runEntities, what an `entities` job runs (median).
 // Prints a table and writes bench/results/extraction-latest.json.
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import type { DocInput } from '../src/pipeline/entities/text.js';
 import { type ExtractionTemplate, runEntities, runExtraction } from '../src/pipeline/extract/index.js';
 import { type CanonicalJson, runCanonical, toCanonicalJson } from '../src/pipeline/index.js';
 import { INVOICE_TIMING_TEMPLATE } from './lib/extraction-template.js';
+import { machineFacts, writeLatest } from './lib/results.js';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 const PAGES = 10;
@@ -194,16 +194,13 @@ async function main() {
 
   const result = {
     at: new Date().toISOString(),
-    // A shared machine skews every number; the 1-minute load at the end says how much.
-    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, load_average_1m: +loadavg()[0]!.toFixed(2) },
+    machine: machineFacts(),
     runs: { canonical: CANONICAL_RUNS, extraction: EXTRACTION_RUNS, warm_up_documents: warmUp.length },
     template: 'bench/lib/extraction-template.ts',
     summary,
     documents: rows,
   };
-  const out = new URL('./results/', import.meta.url);
-  mkdirSync(out, { recursive: true });
-  writeFileSync(new URL('extraction-latest.json', out), `${JSON.stringify(result, null, 2)}\n`);
+  writeLatest('extraction', result);
   console.log('written to bench/results/extraction-latest.json');
 }
 

@@ -13,8 +13,7 @@
 //  - grounded: the share of ground-truth values found on the page (some truth values are not
 //    printed at all, e.g. a country code implied by an address, so 100 % is not expected).
 // Prints a table and writes bench/results/models-latest.json.
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import sharp from 'sharp';
 import { textLines } from '../src/pipeline/entities/text.js';
 import { type CanonicalJson, renderPagePng, runCanonical, toCanonicalJson } from '../src/pipeline/index.js';
@@ -23,6 +22,7 @@ import { Grounder } from '../src/models/extraction/grounding.js';
 import { estimateTokens } from '../src/models/extraction/budget.js';
 import { userPrompt } from '../src/models/extraction/prompt.js';
 import { INVOICE_TIMING_TEMPLATE } from './lib/extraction-template.js';
+import { machineFacts, writeLatest } from './lib/results.js';
 
 const DATA = new URL('../../shared/data/invoice2data/compare/', import.meta.url);
 const args = process.argv.slice(2);
@@ -136,15 +136,13 @@ async function main() {
   console.log(`\nCPU per page (prompt building + grounding): median ${summary.cpu_ms_per_page_median} ms, worst ${summary.cpu_ms_per_page_max} ms (bar: 50 ms); input tokens per page: median ${summary.input_tokens_per_page_median}; output: ${summary.output_tokens_per_page_median}; ground-truth values found on the page: ${(summary.grounded_share * 100).toFixed(0)} %`);
   const result = {
     at: new Date().toISOString(),
-    machine: { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, load_average_1m: +loadavg()[0]!.toFixed(2) },
+    machine: machineFacts(),
     runs: RUNS,
     template: 'bench/lib/extraction-template.ts',
     summary,
     documents: rows,
   };
-  const out = new URL('./results/', import.meta.url);
-  mkdirSync(out, { recursive: true });
-  writeFileSync(new URL('models-latest.json', out), `${JSON.stringify(result, null, 2)}\n`);
+  writeLatest('models', result);
   console.log('written to bench/results/models-latest.json');
 }
 

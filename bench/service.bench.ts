@@ -461,14 +461,20 @@ function workerProcess(s: Service, concurrency: number, env: Record<string, stri
 }
 
 /** CPU seconds (user + system) of one process or thread, from /proc (0 once it is gone). */
-function cpuSeconds(statFile: string): number {
+/** The fields of a /proc stat file after the command name (which may hold spaces); null when the process is gone. */
+function statFields(statFile: string): string[] | null {
   try {
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    const stat = readFileSync(statFile, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 0;
+    return null;
   }
+}
+
+function cpuSeconds(statFile: string): number {
+  // utime and stime are the 12th and 13th fields after the command name.
+  const fields = statFields(statFile);
+  return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : 0;
 }
 
 /** A worker process's CPU so far: its main thread (the event loop) and all its other threads. */
@@ -676,13 +682,9 @@ function treeRssBytes(pid: number): number | null {
   const parents = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      // The parent pid is the second field after the parenthesised command name.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // the process ended between the listing and the read
-    }
+    // The parent pid is the second field after the command name; a process that ended meanwhile is skipped.
+    const fields = statFields(`/proc/${entry}/stat`);
+    if (fields) parents.set(Number(entry), Number(fields[1]));
   }
   let total = own;
   const below = [pid];

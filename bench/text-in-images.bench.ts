@@ -7,11 +7,11 @@
 // ended and loaded again as the process mark decides. Writes bench/results/text-in-images-latest.json.
 // Usage: npm run bench -- text-in-images
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runCanonical } from '../src/pipeline/index.js';
 import { closeOcrEngines } from '../src/pipeline/ocr/index.js';
+import { machineFacts, writeLatest } from './lib/results.js';
 
 const DATA = new URL('../../shared/data/', import.meta.url);
 const sets = { invoices: 'invoice2data/compare/', realworld: 'pdf-realworld/pdfs/' };
@@ -63,6 +63,4 @@ execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 
 const pooled = (mode: 'on' | 'off') => JSON.parse(execFileSync(process.execPath, [`${root}bench/lib/invoice-pool-run.mjs`, mode], { encoding: 'utf8' }).trim().split('\n').at(-1)!) as Record<string, number>;
 results.pool_two_threads = { off: pooled('off'), on: pooled('on') };
 console.log(`invoices ×3 on two pipeline threads: ${JSON.stringify(results.pool_two_threads)}`);
-const out = { at: new Date().toISOString(), machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, load_average_1m: round(os.loadavg()[0]!, 2) }, results };
-mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/text-in-images-latest.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
+writeLatest('text-in-images', { at: new Date().toISOString(), machine: machineFacts(), results });
