@@ -1,5 +1,7 @@
 // The remote OCR engine through a real job: with an `ocr` endpoint in effect, the page image goes
 // to a loopback service speaking the protocol of docs/ocr.md, and its words become the page's text.
+import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { data, upload, waitForJob } from '../helpers/documents.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
@@ -16,6 +18,20 @@ let failing: LoopbackHttp;
 /** Width and height from a PNG's IHDR chunk. */
 function pngSize(body: Buffer): [number, number] {
   return [body.readUInt32BE(16), body.readUInt32BE(20)];
+}
+
+/** The first and last columns and rows holding dark pixels, and the image's size. */
+async function inkExtent(image: Buffer) {
+  const { data, info } = await sharp(image).greyscale().raw().toBuffer({ resolveWithObject: true });
+  const from = [info.width, info.height];
+  const to = [0, 0];
+  for (let y = 0; y < info.height; y++) {
+    for (let x = 0; x < info.width; x++) {
+      if (data[(y * info.width + x) * info.channels] >= 128) continue;
+      [from[0], from[1], to[0], to[1]] = [Math.min(from[0], x), Math.min(from[1], y), Math.max(to[0], x + 1), Math.max(to[1], y + 1)];
+    }
+  }
+  return { from, to, size: [info.width, info.height] };
 }
 
 /** Answers two lines of words placed on the image it was sent, when the bearer key matches. */
@@ -72,11 +88,20 @@ describe('remote OCR engine', () => {
       expect(sent).toMatchObject({ method: 'POST', url: '/recognize' });
       expect(sent.headers['content-type']).toBe('image/png');
       expect(sent.headers['x-quire-languages']).toBe('eng');
-      // A box a tenth of the way into the image is a tenth of the way into the page.
+      // The service is sent the page's inked area. A box a tenth of the way into the image it was
+      // sent lands where that point of the ink lies on the page: the ink's extent on each image
+      // gives the mapping, independently of how the area was cut out and scaled.
       const words = page.blocks.flatMap((b: { lines: { words: { text: string; bbox: number[] }[] }[] }) => b.lines.flatMap((l) => l.words));
       const remote = words.find((w: { text: string }) => w.text === 'Remote');
-      expect(remote.bbox[0] / page.width).toBeCloseTo(0.1, 2);
-      expect(remote.bbox[1] / page.height).toBeCloseTo(0.1, 2);
+      const [sentWidth, sentHeight] = pngSize(sent.body);
+      const onSent = await inkExtent(sent.body);
+      const onPage = await inkExtent(readFileSync(SCAN));
+      const expected = (at: number, axis: 0 | 1) => {
+        const scale = (onPage.to[axis] - onPage.from[axis]) / (onSent.to[axis] - onSent.from[axis]);
+        return (onPage.from[axis] + (at - onSent.from[axis]) * scale) / onPage.size[axis];
+      };
+      expect(Math.abs(remote.bbox[0] / page.width - expected(0.1 * sentWidth, 0))).toBeLessThan(0.01);
+      expect(Math.abs(remote.bbox[1] / page.height - expected(0.1 * sentHeight, 1))).toBeLessThan(0.01);
     },
     OCR_WAIT_MS + 30_000,
   );

@@ -4,20 +4,24 @@
 // output is CER 1.0, and dropping the spaces alone costs phototest about 0.17.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { comparable, DATA_DIR, dataAvailable, funsdSamples, ocrTextSamples, type OcrSample, sroieSamples } from '../../bench/ocr-data.js';
 import { renderPdfPagePng } from '../../src/pipeline/ingest/pdf/pdf-render.js';
 import { asOcrEngine, type PixelEngine } from '../../src/pipeline/ocr/engine.js';
 import { closeOcrEngines, getOcrEngine, ocrPage, OcrError, readOcrPolicy } from '../../src/pipeline/ocr/index.js';
 import { calibrated } from '../../src/pipeline/ocr/confidence.js';
+import { turnRect } from '../../src/pipeline/ocr/content-box.js';
+import { decodeImage } from '../../src/pipeline/ocr/image.js';
 import { cer, editDistance, readingOrderText, wordRecall } from '../../src/pipeline/ocr/metrics.js';
 import { dbPostprocess } from '../../src/pipeline/ocr/paddle/db-postprocess.js';
 import { ctcGreedy, restoreSpaces, splitWords } from '../../src/pipeline/ocr/paddle/decode.js';
 import { PADDLE_RISK_DEFAULTS } from '../../src/pipeline/ocr/policy.js';
-import type { Prepared } from '../../src/pipeline/ocr/preprocess.js';
+import { MAX_ENGINE_PIXELS, preprocess, type Prepared } from '../../src/pipeline/ocr/preprocess.js';
 import { mergeByRegion, selectOcr } from '../../src/pipeline/ocr/select.js';
 import { createTesseract, findNativeTesseract } from '../../src/pipeline/ocr/tesseract/index.js';
 import { resolveLanguages } from '../../src/pipeline/ocr/tesseract/languages.js';
+import { RECYCLE_AFTER_PIXELS, TesseractWasm } from '../../src/pipeline/ocr/tesseract/tesseract-wasm.js';
 import { parseTsv } from '../../src/pipeline/ocr/tesseract/tsv.js';
 import type { OcrLine, OcrPage, PixelPage, RasterImage } from '../../src/pipeline/ocr/types.js';
 
@@ -120,6 +124,22 @@ describe('OCR building blocks', () => {
     expect(p.preprocessing.deskew).toBe(false);
     expect(p.preprocessing.max_upscale).toBe(4);
     expect(readOcrPolicy({}).ocr_selection_mode).toBe('confidence_based');
+  });
+
+  it.each([1, 2, 3] as const)('places a box where sharp puts it after %i clockwise quarter turns', async (quarters) => {
+    // A 60 × 40 image with a black 10 × 6 block at (5, 30).
+    const [width, height] = [60, 40];
+    const data = Buffer.alloc(width * height, 255);
+    for (let y = 30; y < 36; y++) for (let x = 5; x < 15; x++) data[y * width + x] = 0;
+    const { data: out, info } = await sharp(data, { raw: { width, height, channels: 1 } }).rotate(quarters * 90).raw().toBuffer({ resolveWithObject: true });
+    let [x0, y0, x1, y1] = [Infinity, Infinity, -1, -1];
+    for (let y = 0; y < info.height; y++) {
+      for (let x = 0; x < info.width; x++) {
+        if (out[(y * info.width + x) * info.channels] >= 128) continue;
+        [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
+      }
+    }
+    expect(turnRect([5, 30, 10, 6], width, height, quarters)).toEqual([x0, y0, x1 - x0 + 1, y1 - y0 + 1]);
   });
 
   it('rejects a language without installed data with a clear error', async () => {
@@ -247,6 +267,30 @@ describe.runIf(dataAvailable())('OCR on real scans', () => {
     SLOW,
   );
 
+  it(
+    'tesseract.js ends its worker after a page past the recycling size, and starts a new one for the next page',
+    async () => {
+      const wasm = new TesseractWasm();
+      try {
+        const small = (await decodeImage(readFileSync(phototest.file))).raster;
+        await wasm.read(small, { languages: ['eng'], dpi: 200 });
+        expect(wasm.started).toBe(true);
+        // Phototest enlarged past the size, where the WebAssembly memory would have grown.
+        const k = Math.ceil(Math.sqrt(RECYCLE_AFTER_PIXELS / (small.width * small.height)));
+        const large = (await decodeImage(await sharp(readFileSync(phototest.file)).resize(small.width * k, small.height * k).png().toBuffer())).raster;
+        const read = await wasm.read(large, { languages: ['eng'], dpi: 200 * k });
+        expect(read.lines.map((l) => l.words.map((w) => w.text).join(' ')).join('\n')).toContain('quick brown dog');
+        expect(wasm.started).toBe(false);
+        const again = await wasm.read(small, { languages: ['eng'], dpi: 200 });
+        expect(again.lines.length).toBeGreaterThan(3);
+        expect(wasm.started).toBe(true);
+      } finally {
+        await wasm.close();
+      }
+    },
+    SLOW,
+  );
+
   it.each([
     ['phototest-rotated-180', 180],
     ['phototest-rotated-L', 90],
@@ -318,6 +362,76 @@ describe.runIf(dataAvailable())('OCR on real scans', () => {
       const hyp = comparable(sample, text(r.page));
       expect(cer(hyp, sample.truth)).toBeLessThan(0.15);
       expect(wordRecall(hyp, sample.truth)).toBeGreaterThan(0.6);
+    },
+    SLOW,
+  );
+
+  /** Median shift from each word of `a` to the word of `b` with the same text nearest to it. */
+  function medianShift(a: OcrPage, b: OcrPage): [number, number] {
+    const dx: number[] = [];
+    const dy: number[] = [];
+    for (const w of a.words.filter((w) => w.text.length >= 3)) {
+      const same = b.words.filter((v) => v.text === w.text);
+      if (same.length !== 1) continue;
+      dx.push(same[0].bbox[0] - w.bbox[0]);
+      dy.push(same[0].bbox[1] - w.bbox[1]);
+    }
+    expect(dx.length).toBeGreaterThan(10);
+    const median = (v: number[]) => v.sort((p, q) => p - q)[Math.floor(v.length / 2)];
+    return [median(dx), median(dy)];
+  }
+
+  it(
+    'reads a receipt lying on a wide white sheet from its inked area, with boxes where they lie on the sheet',
+    async () => {
+      const sample = byId(sroie, '000');
+      const bytes = readFileSync(sample.file);
+      // The 463 × 1013 receipt at (900, 1300) on a 2400 × 3600 sheet, both read as 150 dpi.
+      const sheet = await sharp(bytes).extend({ left: 900, top: 1300, right: 2400 - 900 - 463, bottom: 3600 - 1300 - 1013, background: '#ffffff' }).png().toBuffer();
+      const policy = { ocr_selection_mode: 'tesseract_priority' } as const;
+      const alone = await ocrPage(bytes, { dpi: 150, policy });
+      const onSheet = await ocrPage(sheet, { dpi: 150, policy });
+      expectWellFormed(onSheet.page);
+      expect(onSheet.page.width).toBeCloseTo((2400 * 72) / 150, 1);
+      // The engines read the receipt's area alone: it is enlarged as much as the receipt by itself,
+      // where the whole sheet would have had to stay within the pixel budget (a factor of 1.3).
+      expect(onSheet.preprocessing.upscale).toBe(alone.preprocessing.upscale);
+      expect(alone.preprocessing.upscale).toBeGreaterThan(2);
+      // Within 2 points (4 pixels): the two readings' boxes differ by a pixel or two, and the
+      // sheet's skew is measured on a smaller copy (0.2° apart here).
+      const [dx, dy] = medianShift(alone.page, onSheet.page);
+      expect(Math.abs(dx - (900 * 72) / 150)).toBeLessThan(2);
+      expect(Math.abs(dy - (1300 * 72) / 150)).toBeLessThan(2);
+      // And it reads as well as the receipt alone.
+      const error = (p: OcrPage) => cer(comparable(sample, text(p)), sample.truth);
+      expect(error(onSheet.page)).toBeLessThan(error(alone.page) + 0.03);
+    },
+    SLOW,
+  );
+
+  it(
+    'reduces a page past the engines\' pixel budget and maps its words back to the full page',
+    async () => {
+      const sample = byId(sroie, '012');
+      const bytes = readFileSync(sample.file);
+      // 747 × 1412 enlarged four times: 16.9 megapixels of receipt, ink to the edges.
+      const big = await sharp(bytes).resize(747 * 4, 1412 * 4, { kernel: 'lanczos3' }).png().toBuffer();
+      const { raster } = await decodeImage(big);
+      const prepared = await preprocess(raster, readOcrPolicy({}).preprocessing);
+      expect(prepared.upscale).toBeLessThan(1);
+      expect(prepared.paddle.width * prepared.paddle.height).toBeLessThanOrEqual(MAX_ENGINE_PIXELS);
+      expect(prepared.tesseract.width * prepared.tesseract.height).toBeLessThanOrEqual(MAX_ENGINE_PIXELS);
+      const policy = { ocr_selection_mode: 'paddle_priority' } as const;
+      const alone = await ocrPage(bytes, { dpi: 72, policy });
+      const enlarged = await ocrPage(big, { dpi: 288, policy });
+      expectWellFormed(enlarged.page);
+      expect(enlarged.preprocessing.upscale).toBeLessThan(1);
+      // Same page size in points; the words where the original's are.
+      expect(enlarged.page.width).toBeCloseTo(alone.page.width, 1);
+      const [dx, dy] = medianShift(alone.page, enlarged.page);
+      expect(Math.abs(dx)).toBeLessThan(2);
+      expect(Math.abs(dy)).toBeLessThan(2);
+      expect(cer(comparable(sample, text(enlarged.page)), sample.truth)).toBeLessThan(0.15);
     },
     SLOW,
   );

@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import { OcrError } from '../errors.js';
 import type { PixelEngine, ReadOptions } from '../engine.js';
 import { charWeightedConfidence, joinWords } from '../geometry.js';
-import { otsu } from '../analysis.js';
+import { contentBox } from '../content-box.js';
 import { calibrated } from '../confidence.js';
 import { Serial } from '../serial.js';
 import type { BBox, OcrLine, OcrWord, PixelPage, RasterImage } from '../types.js';
@@ -225,40 +225,6 @@ export class PaddleEngine implements PixelEngine {
       await (await loaded?.cls?.catch(() => undefined))?.release();
     });
   }
-}
-
-/**
- * [left, top, width, height] of the inked area (rows and columns with ink on a ≤ 800 px Otsu
- * copy, plus a margin), or the whole image when it is mostly ink or blank.
- */
-async function contentBox(r: RasterImage): Promise<[number, number, number, number]> {
-  const k = Math.min(1, 800 / Math.max(r.width, r.height));
-  const w = Math.max(1, Math.round(r.width * k));
-  const h = Math.max(1, Math.round(r.height * k));
-  const g = await sharp(r.data, { raw: { width: r.width, height: r.height, channels: r.channels } }).resize(w, h, { fit: 'fill' }).toColourspace('b-w').raw().toBuffer();
-  const t = otsu(g);
-  const rows = new Uint32Array(h);
-  const cols = new Uint32Array(w);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      if (g[y * w + x] <= t) {
-        rows[y]++;
-        cols[x]++;
-      }
-    }
-  }
-  // A row or column counts when it holds a few ink pixels, so lone specks do not widen the box.
-  const first = (a: Uint32Array) => a.findIndex((v) => v >= 2);
-  const last = (a: Uint32Array) => a.length - 1 - [...a].reverse().findIndex((v) => v >= 2);
-  const x0 = first(cols);
-  const y0 = first(rows);
-  if (x0 < 0 || y0 < 0) return [0, 0, r.width, r.height];
-  const m = 0.02 * Math.max(w, h) + 4;
-  const left = Math.max(0, Math.floor((x0 - m) / k));
-  const top = Math.max(0, Math.floor((y0 - m) / k));
-  const right = Math.min(r.width, Math.ceil((last(cols) + 1 + m) / k));
-  const bottom = Math.min(r.height, Math.ceil((last(rows) + 1 + m) / k));
-  return [left, top, Math.max(1, right - left), Math.max(1, bottom - top)];
 }
 
 /** Axis-aligned box of the part of the quad between fractions `from` and `to` of its width. */
