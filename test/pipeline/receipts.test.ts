@@ -111,6 +111,14 @@ describe('receipts read through OCR', () => {
     expect(read(lines).data.address).toBe('NO.53 JALAN PUTRA 1, TAMAN SRI PUTRA. 81200 JOHOR BAHRU JOHOR');
   });
 
+  it('reads a point after a number between address parts as a comma, and look-alike glyphs as their word\'s kind (042, 192)', () => {
+    const ocr = (lines: string[]) => runExtraction(documentFromLines(lines.map((text) => ({ text, confidence: 0.87 }))), { id: null, version: null, json_schema: RECEIPT_SCHEMA }).extraction.data;
+    expect(ocr(['Geoventure', 'Lot 38. 39 101 Boulevard,', 'Jalan Kenari 5. Bandar Puchong Jaya', '47170 Puchong, Selangor', 'Tel: 03-80709933']).address).toBe('Lot 38, 39 101 Boulevard, Jalan Kenari 5, Bandar Puchong Jaya 47170 Puchong, Selangor');
+    expect(ocr(['SYARIKAT PERNIAGAAN GIN KEE', 'L0T 1851-A & 1851-B, JALAN KPB 6,', 'KAWASAN PERINDUSTRIAN BALAKONG,', '433O0 SERI KEMBANGAN, SELANGOR', 'TEL: 03-89611155']).address).toBe(
+      'LOT 1851-A & 1851-B, JALAN KPB 6, KAWASAN PERINDUSTRIAN BALAKONG, 43300 SERI KEMBANGAN, SELANGOR',
+    );
+  });
+
   it('reads an amount with a space after its decimal point (096: "9. 65")', () => {
     expect(read(['Total RM Incl. of GST 9. 65', 'Cash -50. 00', 'CHANGE 40. 35']).data.total).toBe(9.65);
   });

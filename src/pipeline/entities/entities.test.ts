@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isValidIban, luhnValid, repairedIban, vatCheckDigits } from './checksums.js';
 import { findDates, inferDateOrder, parseDate } from './dates.js';
+import { repairLookalikes } from './lookalikes.js';
 import { findMoney, parseAmount } from './money.js';
 import { parseNumber } from './numbers.js';
 import { findOrganisations, legalFormOcrFixed, withoutLegalForm } from './organisations.js';
@@ -18,6 +19,19 @@ describe('organisation names read through OCR', () => {
     expect(legalFormOcrFixed('POPULAR BOOK C0. (M) SDN BH0')).toBe('POPULAR BOOK CO. (M) SDN BHD');
     // Digits elsewhere in a name stay.
     expect(legalFormOcrFixed('7-ELEVEN 8HD MALAYSIA SDN BHD')).toBe('7-ELEVEN 8HD MALAYSIA SDN BHD');
+  });
+
+  it('puts right the D of SDN read as O or I', () => {
+    expect(legalFormOcrFixed('AMANO MALAYSIA SON BHD')).toBe('AMANO MALAYSIA SDN BHD');
+    expect(legalFormOcrFixed('SUBANG HEALTHCARE SIN BHD')).toBe('SUBANG HEALTHCARE SDN BHD');
+    expect(legalFormOcrFixed('SON OF A GUN')).toBe('SON OF A GUN');
+  });
+
+  it('reads look-alike glyphs inside words as the word\'s own kind', () => {
+    expect(repairLookalikes('L0T 1851-A, Ja1an SS21/39, 47400 Peta1ing Jaya')).toBe('LOT 1851-A, Jalan SS21/39, 47400 Petaling Jaya');
+    expect(repairLookalikes("8110O JOHOR, 433O0 SERI, KING'S CONFECTI0NERY")).toBe("81100 JOHOR, 43300 SERI, KING'S CONFECTIONERY");
+    // Codes that mix letters and digits on purpose stay as printed.
+    expect(repairLookalikes('PJU 1A/4, PT244, U3/G, SS6/4, AB1, M2-0, 1OO, Uptown3')).toBe('PJU 1A/4, PT244, U3/G, SS6/4, AB1, M2-0, 1OO, Uptown3');
   });
 
   it('sets a trailing legal form aside', () => {
@@ -108,8 +122,12 @@ describe('numbers and money', () => {
     expect(parseAmount('Total: USD 1,250.00')).toEqual({ amount: 1250, currency: 'USD' });
   });
 
-  it('reads an amount OCR printed with a space after its decimal point, and nothing else so', () => {
+  it('reads an amount OCR printed with a space beside its decimal point, and nothing else so', () => {
     expect(findMoney('Total RM 49. 40').map((m) => [m.amount, m.currency])).toEqual([[49.4, 'MYR']]);
+    expect(findMoney('TOTAL SALES RM 41 .95').map((m) => [m.amount, m.currency])).toEqual([[41.95, 'MYR']]);
+    expect(findMoney('TOTAL 28 . 90').map((m) => m.amount)).toEqual([28.9]);
+    expect(findMoney('12 . 05 . 2018').map((m) => m.amount)).toEqual([]);
+    expect(findMoney('Qty 2 .5 Amount 7 .505').map((m) => m.amount)).toEqual([]);
     expect(findMoney('CHANGE 40. 35').map((m) => m.amount)).toEqual([40.35]);
     expect(parseAmount('9. 65')).toEqual({ amount: 9.65, currency: null });
     // A dotted date and a number followed by more digits stay apart.

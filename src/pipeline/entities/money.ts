@@ -56,7 +56,7 @@ const CUR = String.raw`(?:${symbolAlt})|(?<![A-Za-z])(?:${codeAlt})(?![A-Za-z])`
 
 const BEFORE = new RegExp(String.raw`(${CUR})\s?(${NUMBER_SOURCE})`, 'g');
 const AFTER = new RegExp(String.raw`(?<![\w.,])(${NUMBER_SOURCE})\s?(${CUR})`, 'g');
-const BARE = /(?<![\w.,/-])-?\d{1,3}(?:[.,\s]\d{3})*(?:[.,]|\. )\d{2}(?![\d.,%]|\s?%)/g;
+const BARE = /(?<![\w.,/-])-?\d{1,3}(?:[.,\s]\d{3})*(?:[.,]|\. | \. ?)\d{2}(?![\d.,%]|\s?%| [.,]\s?\d)/g;
 
 /** ISO 4217 code of a symbol or code as printed ("€" → EUR, "Rs." → INR, "usd" → USD). */
 export function currencyCode(token: string): string | null {

@@ -53,7 +53,7 @@ export function parseNumber(raw: string): number | null {
 
 /**
  * A number token inside text (digits with separators, optional sign). OCR often reads a space
- * after the decimal point of an amount ("49. 40"): a point, one space and exactly two digits that
- * nothing continues is read as one amount.
+ * beside the decimal point of an amount ("49. 40", "41 .95", "28 . 90"): a point with one space
+ * on either side or both, then exactly two digits that nothing continues, is read as one amount.
  */
-export const NUMBER_SOURCE = String.raw`(?:[-\u2212]\s?)?\d+\. \d{2}(?![\d.,])|(?:[-\u2212]\s?)?\d{1,3}(?:[.,\s'\u00a0\u202f]\d{3})+(?:[.,]\d{1,4})?(?!\d)|(?:[-\u2212]\s?)?\d+(?:[.,]\d{1,4})?(?!\d)`;
+export const NUMBER_SOURCE = String.raw`(?:[-\u2212]\s?)?\d+(?:\. | \. ?)\d{2}(?![\d.,]| [.,]\s?\d)|(?:[-\u2212]\s?)?\d{1,3}(?:[.,\s'\u00a0\u202f]\d{3})+(?:[.,]\d{1,4})?(?!\d)|(?:[-\u2212]\s?)?\d+(?:[.,]\d{1,4})?(?!\d)`;

@@ -96,6 +96,8 @@ const OCR_LEGAL_FORM: [RegExp, string][] = [
 
   [/\b([Ss][Dd][Nn]\.?\s?)8(H[D0O])\b/g, '$1B$2'],
   [/\b(SDN\.?\s?BH)[0O]\b/g, '$1D'],
+  // The D of "SDN" read as O or I ("SON BHD", "SIN BHD"): nothing else is "S?N BHD".
+  [/\bS[O0I]N(\.?\s?BHD)\b/g, 'SDN$1'],
   [/\bC0\.(?=\s|$)/g, 'CO.'],
 ];
 

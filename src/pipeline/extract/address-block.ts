@@ -3,6 +3,7 @@
 // line with the postal code (and the city after it when the code ends its line), stopping at the
 // first line of contact or registration details. Registration numbers and branch names printed
 // between the name and the address are not part of it.
+import { repairLookalikes } from '../entities/lookalikes.js';
 import type { LocatedEntity } from '../entities/recognize.js';
 import { type TextLine, locate, rangeConfidence } from '../entities/text.js';
 import type { Candidate, ScalarContext } from './scalars.js';
@@ -32,11 +33,11 @@ const START = new RegExp(String.raw`^(?:no\.?\s?:?\s?\d|\d|[A-Z]{1,2}\d|${ADDRES
 const r3 = (v: number) => Math.round(Math.max(0, Math.min(1, v)) * 1000) / 1000;
 
 /**
- * OCR reads the commas between address parts as points ("TAMAN SRI PUTRA. 81200"): a point after
- * a whole word of four letters or more, with more address after it, is a comma. Abbreviations
- * ("JLN.", "NO.") and numbers keep their points.
+ * OCR reads the commas between address parts as points ("TAMAN SRI PUTRA. 81200", "JALAN KENARI
+ * 5. BANDAR"): a point after a whole word of four letters or more, or after a whole number, with
+ * more address after it, is a comma. Abbreviations ("JLN.", "NO.", "P.T.") keep their points.
  */
-const ocrSeparators = (text: string) => text.replace(/(?<![\p{L}.])(\p{L}{4,})\.(?= \S)/gu, '$1,');
+const ocrSeparators = (text: string) => text.replace(/(?<![\p{L}\d.])(\p{L}{4,}|\d+)\.(?= \S)/gu, '$1,');
 
 const looksLikeAddress = (text: string) => /\d/.test(text) || ADDRESS_WORD.test(text);
 
@@ -91,6 +92,6 @@ export function addressBlockCandidates(spec: FieldSpec, ctx: ScalarContext, vend
   const joined = [first.text.slice(cut), ...parts.slice(1).map((l) => l.text)].map((t) => t.trim()).join(' ');
   const evidence = [locate(first, cut, first.text.length), ...parts.slice(1).map((l) => locate(l, 0, l.text.length))];
   const ocr = parts.reduce((s, l) => s + rangeConfidence(l, 0, l.text.length), 0) / parts.length;
-  const value = ocr < 1 ? ocrSeparators(joined) : joined;
+  const value = ocr < 1 ? repairLookalikes(ocrSeparators(joined)) : joined;
   return [{ value, confidence: r3((hasPostal ? 0.62 : 0.5) * ocr), evidence, source: 'entity', order: first.order }];
 }

@@ -283,6 +283,35 @@ describe('runExtraction: what confirms a value', () => {
     expect(named.extraction.fields.reference!.confidence).toBeGreaterThanOrEqual(0.7);
   });
 
+  /** The box of `text` on the page's line that holds it. */
+  const boxOf = (doc: DocInput, text: string): BBox => {
+    const line = doc.pages[0]!.blocks.flatMap((b) => b.lines).find((l) => l.text.includes(text))!;
+    const words = line.words.filter((w) => text.split(' ').includes(w.text));
+    return [Math.min(...words.map((w) => w.bbox[0])), line.bbox[1], Math.max(...words.map((w) => w.bbox[2])), line.bbox[3]];
+  };
+
+  it('takes no single value from a caption heading a column of values', () => {
+    // Read by OCR: the receipt's own total line is less sure than the caption's pairs.
+    const doc = documentFromLines(['RESTORAN SIAM VILLAGE', 'Qty Description Total (RM)', '1 CLAYPOT TOFU 18.90', '2 SPICY THAI TOM 50.00', 'NET TOTAL : 275.90'].map((text) => ({ text, confidence: 0.87 })));
+    const caption = boxOf(doc, 'Total (RM)');
+    // As layout pairs a grid header with each value under it.
+    doc.pages[0]!.key_values = ['18.90', '50.00'].map((value) => ({ key: 'Total (RM)', value, key_bbox: caption, value_bbox: boxOf(doc, value), confidence: 0.8 }));
+    const out = runExtraction(doc, template({ total: { type: 'number' } }));
+    expect(out.extraction.data.total).toBe(275.9);
+    // A caption over one value is that value's label.
+    const single = documentFromLines(['Qty Description Total', '1 CLAYPOT TOFU 18.90']);
+    single.pages[0]!.key_values = [{ key: 'Total', value: '18.90', key_bbox: boxOf(single, 'Total'), value_bbox: boxOf(single, '18.90'), confidence: 0.8 }];
+    expect(runExtraction(single, template({ total: { type: 'number' } })).extraction.data.total).toBe(18.9);
+  });
+
+  it('reads no party name from a key that labels a number', () => {
+    const doc = documentFromLines(['ADVANCO COMPANY', 'Company Reg. No. : 725186-V', 'NO 1&3, Jalan Wangsa Delima 12.']);
+    doc.pages[0]!.key_values = [{ key: 'Company Reg. No.', value: '725186-V Delima 12.', key_bbox: boxOf(doc, 'Company Reg. No.'), value_bbox: boxOf(doc, '725186-V'), confidence: 0.85 }];
+    const out = runExtraction(doc, template({ company: { type: 'string' } }));
+    expect(out.extraction.data.company).not.toBe('725186-V Delima 12.');
+    expect(out.extraction.fields.company!.value === 'ADVANCO COMPANY' || out.extraction.fields.company!.confidence < 0.7).toBe(true);
+  });
+
   it('counts a key-value pair and a label reading of the same words as one piece of evidence', () => {
     const once = withPairs(documentFromLines(['Incoterm: DPU - DELIVERED AT PLACE UNLOADED']));
     const twice = withPairs(documentFromLines(['Incoterm: DPU - DELIVERED AT PLACE UNLOADED', 'Payment terms: 15 days', 'Incoterm: DPU - DELIVERED AT PLACE UNLOADED']));

@@ -7,6 +7,7 @@
 import type { LocatedEntity } from '../entities/recognize.js';
 import { type DocPage, type Evidence, type TextLine, locate, rangeConfidence } from '../entities/text.js';
 import type { BBox, Table, TableCell } from '../canonical/model.js';
+import { repairLookalikes } from '../entities/lookalikes.js';
 import { legalFormOcrFixed, ocrLettersFixed } from '../entities/organisations.js';
 import { countryOfTaxLabel } from '../entities/tax-ids.js';
 import { type CoerceContext, coerce } from './coerce.js';
@@ -75,12 +76,28 @@ export function labelCells(pages: DocPage[], mayBeLabel: (k: string) => boolean)
 export function labelKeyValues(pages: DocPage[], mayBeLabel: (k: string) => boolean): ScalarContext['labelKeyValues'] {
   const out: ScalarContext['labelKeyValues'] = [];
   for (const page of pages) {
+    const heads = columnHeads(page.key_values);
     for (const kv of page.key_values) {
+      if (heads.has(kv.key_bbox.join())) continue;
       const key = asLabel(kv.key, mayBeLabel);
       if (key !== null) out.push({ page, kv, key });
     }
   }
   return out;
+}
+
+/**
+ * Keys paired with several values stacked under them: the caption of a column ("Total (RM)" over
+ * an item table's amounts), which names no single value (as for table cells, tableCandidates).
+ */
+function columnHeads(kvs: DocPage['key_values']): Set<string> {
+  const below = new Map<string, number>();
+  for (const kv of kvs) {
+    if (kv.value_bbox[1] < kv.key_bbox[3] - 0.25 * (kv.key_bbox[3] - kv.key_bbox[1])) continue;
+    const at = kv.key_bbox.join();
+    below.set(at, (below.get(at) ?? 0) + 1);
+  }
+  return new Set([...below].filter(([, n]) => n > 1).map(([at]) => at));
 }
 
 // Words after a label that confirm it rather than qualify it ("TOTAL RM INCL. OF GST", "Total due").
@@ -248,11 +265,17 @@ const unlessVague = (spec: FieldSpec, key: string, confidence: number) => (spec.
 /** How much of a key (as label text) a label of the field covers (1: the key is exactly a label). */
 const keySimilarity = (spec: FieldSpec, key: string) => labelTextSimilarity(spec, key);
 
+/** A key that ends by naming a number ("Company Reg. No.", "Customer ID"): it labels an identifier, not a party's name. */
+const NAMES_AN_IDENTIFIER = /\b(?:no|nr|num|number|nummer|numero|id|reg|registration)\.?\s*[:#]?\s*$|#\s*:?\s*$/i;
+const PARTY_NAMES = new Set(['vendor', 'customer']);
+
 export function keyValueCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
   const out: Candidate[] = [];
+  const partyName = PARTY_NAMES.has(spec.concept?.id ?? '') && spec.type === 'string';
   for (const { page, kv, key } of ctx.labelKeyValues) {
     const sim = keySimilarity(spec, key);
     if (sim < 0.6) continue;
+    if (partyName && NAMES_AN_IDENTIFIER.test(kv.key)) continue;
     const c = coerce(spec, kv.value, spec.concept?.id === 'tax_id' ? withLabelCountry(ctx, kv.key).coerce : ctx.coerce);
     if (!c) continue;
     const line = ctx.lines.find((l) => l.page === page.page_number && l.bbox[1] <= kv.value_bbox[3] && l.bbox[3] >= kv.value_bbox[1] && l.text.includes(kv.value.slice(c.start, c.end)));
@@ -325,7 +348,7 @@ function organisationCandidate(ctx: ScalarContext, org: LocatedEntity): Candidat
   const after = ctx.lines[i + 1];
   if (/&$/.test(org.line.text.slice(0, org.end).trim()) && nameLike(after)) parts.push({ line: after!, start: 0, end: after!.text.length });
   const joined = legalFormOcrFixed(parts.map((p) => p.line.text.slice(p.start, p.end)).join(' '));
-  const value = parts.some((p) => rangeConfidence(p.line, p.start, p.end) < 1) ? ocrLettersFixed(joined) : joined;
+  const value = parts.some((p) => rangeConfidence(p.line, p.start, p.end) < 1) ? ocrLettersFixed(repairLookalikes(joined)) : joined;
   return { value, confidence: r3(0.55 * org.confidence), evidence: parts.map((p) => locate(p.line, p.start, p.end)), source: 'entity', order: parts[0]!.line.order };
 }
 
