@@ -4,7 +4,7 @@ import { findDates, inferDateOrder, parseDate } from './dates.js';
 import { repairLookalikes } from './lookalikes.js';
 import { findMoney, parseAmount } from './money.js';
 import { parseNumber } from './numbers.js';
-import { findOrganisations, legalFormOcrFixed, withoutLegalForm } from './organisations.js';
+import { findOrganisations, legalFormOcrFixed, ocrNameFixed, withoutLegalForm } from './organisations.js';
 import { recogniseEntities } from './recognize.js';
 import { readTaxId, taxIdValue } from './tax-ids.js';
 import { documentFromLines } from './text-doc.js';
@@ -19,6 +19,12 @@ describe('organisation names read through OCR', () => {
     expect(legalFormOcrFixed('POPULAR BOOK C0. (M) SDN BH0')).toBe('POPULAR BOOK CO. (M) SDN BHD');
     // Digits elsewhere in a name stay.
     expect(legalFormOcrFixed('7-ELEVEN 8HD MALAYSIA SDN BHD')).toBe('7-ELEVEN 8HD MALAYSIA SDN BHD');
+  });
+
+  it('gives a name read by OCR back the spaces around a short parenthesis and its letters', () => {
+    expect(ocrNameFixed('GARDENIA BAKERIES(KL)SDN BHD')).toBe('GARDENIA BAKERIES (KL) SDN BHD');
+    expect(ocrNameFixed("KING'S CONFECTI0NERY S/B")).toBe("KING'S CONFECTIONERY S/B");
+    expect(ocrNameFixed('MR. D.I.Y. (M) SDN BHD')).toBe('MR. D.I.Y. (M) SDN BHD');
   });
 
   it('puts right the D of SDN read as O or I', () => {

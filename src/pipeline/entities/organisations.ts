@@ -1,5 +1,6 @@
 // Organisation names recognised by their legal-form suffix ("Coolblue B.V.", "QualityHosting AG",
 // "BOOK TA .K (TAMAN DAYA) SDN BHD"): the suffix and the run of name-like words before it.
+import { repairLookalikes } from './lookalikes.js';
 import { escapeRegExp, matchesOf } from './normalize.js';
 
 const SUFFIXES = [
@@ -107,6 +108,16 @@ const OCR_LEGAL_FORM: [RegExp, string][] = [
  */
 export function ocrLettersFixed(name: string): string {
   return name.replace(/(?<!\bMa?c)(?<=\p{Ll}{2})I(?=\p{Ll})(?![nts]\b)/gu, 'l');
+}
+
+/**
+ * A name read by OCR: look-alike glyphs put right ("CONFECTI0NERY"), a capital I between small
+ * letters read as l, and the spaces OCR lost around a short parenthesis ("BAKERIES(KL)SDN BHD").
+ */
+export function ocrNameFixed(name: string): string {
+  return ocrLettersFixed(repairLookalikes(name))
+    .replace(/(?<=\p{L})\((?=[\p{L}\d]{1,4}\))/gu, ' (')
+    .replace(/(?<=\([\p{L}\d]{1,4}\))(?=\p{L})/gu, ' ');
 }
 
 /** A company name with the OCR misreadings of its legal form put right ("SDN 8HD" → "SDN BHD"). */

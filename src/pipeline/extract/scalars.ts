@@ -7,8 +7,7 @@
 import type { LocatedEntity } from '../entities/recognize.js';
 import { type DocPage, type Evidence, type TextLine, locate, rangeConfidence } from '../entities/text.js';
 import type { BBox, Table, TableCell } from '../canonical/model.js';
-import { repairLookalikes } from '../entities/lookalikes.js';
-import { legalFormOcrFixed, ocrLettersFixed } from '../entities/organisations.js';
+import { legalFormOcrFixed, ocrNameFixed } from '../entities/organisations.js';
 import { countryOfTaxLabel } from '../entities/tax-ids.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
@@ -348,7 +347,7 @@ function organisationCandidate(ctx: ScalarContext, org: LocatedEntity): Candidat
   const after = ctx.lines[i + 1];
   if (/&$/.test(org.line.text.slice(0, org.end).trim()) && nameLike(after)) parts.push({ line: after!, start: 0, end: after!.text.length });
   const joined = legalFormOcrFixed(parts.map((p) => p.line.text.slice(p.start, p.end)).join(' '));
-  const value = parts.some((p) => rangeConfidence(p.line, p.start, p.end) < 1) ? ocrLettersFixed(repairLookalikes(joined)) : joined;
+  const value = parts.some((p) => rangeConfidence(p.line, p.start, p.end) < 1) ? ocrNameFixed(joined) : joined;
   return { value, confidence: r3(0.55 * org.confidence), evidence: parts.map((p) => locate(p.line, p.start, p.end)), source: 'entity', order: parts[0]!.line.order };
 }
 
