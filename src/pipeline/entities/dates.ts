@@ -63,7 +63,7 @@ const PATTERNS: { re: RegExp; named?: true; parts: (m: RegExpExecArray) => { y: 
   },
   // August 3, 2014 / Aug 3rd 2014 / August 3 , 2014
   {
-    re: new RegExp(String.raw`(?<![\p{L}])(${MONTH_ALT})\.?\s+(${DAY})${ORD}\s*,?\s*${YEAR}(?!\d)`, 'gu'),
+    re: new RegExp(String.raw`(?<![\p{L}])(${MONTH_ALT})\.?\s+(${DAY})(?!\d)${ORD}\s*,?\s*${YEAR}(?!\d)`, 'gu'),
     named: true,
     parts: (m) => ({ y: m[3]!, m: MONTHS[m[1]!]!, d: m[2]! }),
   },
@@ -107,6 +107,21 @@ export function inferDateOrder(texts: Iterable<string>): DateOrder | null {
   return dmy > mdy ? 'dmy' : 'mdy';
 }
 
+/**
+ * A month name OCR read with a look-alike digit ("10 0CT 2017", "N0V", "JU1") becomes the name,
+ * letter for letter (positions stay): no word of letters and a 0 or 1 means anything else.
+ */
+function monthLookalikes(subject: string): string {
+  if (!/[01]/.test(subject)) return subject;
+  return subject.replace(/(?<![\p{L}\d])(?=[a-z01]*[a-z])(?=[a-z01]*[01])[a-z01]{3,9}(?![\p{L}\d])/gu, (word) => {
+    for (const one of ['l', 'i']) {
+      const letters = word.replace(/0/g, 'o').replace(/1/g, one);
+      if (MONTHS[letters] !== undefined) return letters;
+    }
+    return word;
+  });
+}
+
 /** Every date in `text`, left to right, without overlaps. */
 export function findDates(text: string, order: DateOrder | null = null): DateHit[] {
   // Every pattern needs a digit, and folding makes none.
@@ -114,7 +129,7 @@ export function findDates(text: string, order: DateOrder | null = null): DateHit
   const folded = fold(text);
   // Folding may change length (rare ligatures); positions are then approximate, so fall back to
   // the original text for matching.
-  const subject = folded.length === text.length ? folded : text.toLowerCase();
+  const subject = monthLookalikes(folded.length === text.length ? folded : text.toLowerCase());
   const hits: DateHit[] = [];
   const months = MONTH_HINT.test(subject);
   for (const { re, named, parts } of PATTERNS) {

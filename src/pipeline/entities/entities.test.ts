@@ -69,6 +69,20 @@ describe('dates', () => {
     expect(parseDate(text)).toBe(iso);
   });
 
+  it('reads a month name OCR printed with a look-alike digit', () => {
+    expect(findDates('DATE : 10 0CT 2017 TUE').map((d) => d.value)).toEqual(['2017-10-10']);
+    expect(findDates('02 N0V 2018').map((d) => d.value)).toEqual(['2018-11-02']);
+    expect(findDates('5 JU1 2019').map((d) => d.value)).toEqual(['2019-07-05']);
+    expect(findDates('Room 101 on 3 May 2020').map((d) => d.value)).toEqual(['2020-05-03']);
+  });
+
+  it('reads a month and a year as no day ("March 2021" is not 20 March 2021)', () => {
+    expect(findDates('Invoice period: March 2021')).toEqual([]);
+    expect(findDates('Dec 2019 statement')).toEqual([]);
+    expect(findDates('May 5 2019').map((d) => d.value)).toEqual(['2019-05-05']);
+    expect(findDates('May 5, 19').map((d) => d.value)).toEqual(['2019-05-05']);
+  });
+
   it('rejects impossible dates', () => {
     expect(parseDate('31.02.2020')).toBeNull();
     expect(parseDate('2020-13-01')).toBeNull();
