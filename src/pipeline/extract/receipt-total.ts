@@ -131,14 +131,16 @@ function labelLineOf(c: Candidate, ctx: ScalarContext): string {
 }
 
 /**
- * The total after rounding, read from its label before any summary: the amount payable, over the
- * total before rounding printed above it ("TOTAL SALES INCL. GST 48.93", "ROUNDING ADJUSTMENT
+ * The total after rounding, read from its label before any summary: the amount payable, over
+ * every other reading printed above it ("TOTAL SALES INCL. GST 48.93", "ROUNDING ADJUSTMENT
  * 0.02", "TOTAL AFTER ROUNDING 48.95").
  */
 function roundedTotal(candidates: Candidate[], ctx: ScalarContext, cut: number): Candidate | null {
   return candidates.find((c) => c.source !== 'entity' && typeof c.value === 'number' && c.value > 0 && c.order < cut && ROUNDED_TOTAL.test(labelLineOf(c, ctx))) ?? null;
 }
 
-/** A reading printed before the rounded total and within a rounding step of it (0.10). */
-const beforeRounding = (c: Candidate, rounded: Candidate) =>
-  typeof c.value === 'number' && c.order < rounded.order && Math.abs(c.value - (rounded.value as number)) < 0.1 && !same(c.value, rounded.value as number);
+/**
+ * A different reading printed before the rounded total: the total before rounding (within a
+ * rounding step of it), or a number OCR ran into a total's label ("Total 2" for an item count).
+ */
+const beforeRounding = (c: Candidate, rounded: Candidate) => typeof c.value === 'number' && c.order < rounded.order && !same(c.value, rounded.value as number);
