@@ -112,7 +112,8 @@ export function inferDateOrder(texts: Iterable<string>): DateOrder | null {
  * letter for letter (positions stay): no word of letters and a 0 or 1 means anything else.
  */
 function monthLookalikes(subject: string): string {
-  if (!/[01]/.test(subject)) return subject;
+  // A look-alike month has a letter beside a 0 or 1: most lines with digits have none.
+  if (!/[a-z][01]|[01][a-z]/.test(subject)) return subject;
   return subject.replace(/(?<![\p{L}\d])(?=[a-z01]*[a-z])(?=[a-z01]*[01])[a-z01]{3,9}(?![\p{L}\d])/gu, (word) => {
     for (const one of ['l', 'i']) {
       const letters = word.replace(/0/g, 'o').replace(/1/g, one);

@@ -106,7 +106,7 @@ const OCR_LEGAL_FORM: [RegExp, string][] = [
  * A capital I between small letters in a name read by OCR is a small l ("WorId"); CamelCase names
  * ("McIntosh", "LinkedIn", "PayIt") keep theirs.
  */
-export function ocrLettersFixed(name: string): string {
+function ocrLettersFixed(name: string): string {
   return name.replace(/(?<!\bMa?c)(?<=\p{Ll}{2})I(?=\p{Ll})(?![nts]\b)/gu, 'l');
 }
 
