@@ -310,6 +310,11 @@ describe('runExtraction: what confirms a value', () => {
     const out = runExtraction(doc, template({ company: { type: 'string' } }));
     expect(out.extraction.data.company).not.toBe('725186-V Delima 12.');
     expect(out.extraction.fields.company!.value === 'ADVANCO COMPANY' || out.extraction.fields.company!.confidence < 0.7).toBe(true);
+    // Nor any other free text; a field whose name names a number reads it.
+    const description = runExtraction(documentFromLines(['Item No. : 725186-V', 'Item : Claypot tofu']), template({ item: { type: 'string' } }));
+    expect(description.extraction.data.item).toBe('Claypot tofu');
+    const registration = runExtraction(doc, template({ company_reg_no: { type: 'string' } }));
+    expect(registration.extraction.data.company_reg_no).toMatch(/^725186-?V$/);
   });
 
   it('counts a key-value pair and a label reading of the same words as one piece of evidence', () => {

@@ -12,7 +12,7 @@ import { countryOfTaxLabel } from '../entities/tax-ids.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
 import { brandFromDomain, issuerSupport, nameCarriesBrand, nameFromDomain, recipientLines } from './parties.js';
-import { type FieldSpec, labelText, labelTextSimilarity } from './schema-fields.js';
+import { type FieldSpec, humanise, labelText, labelTextSimilarity } from './schema-fields.js';
 import { CONCEPTS } from './vocabulary.js';
 
 export interface Candidate {
@@ -186,7 +186,19 @@ const KNOWN_LABELS = new Set(CONCEPTS.flatMap((c) => c.labels.map(labelText)));
  */
 const isBareLabel = (value: unknown) => typeof value === 'string' && KNOWN_LABELS.has(labelText(value));
 
-const NAMES_A_NUMBER = /^[\s.]*(?:no|nr|number|num|nummer|numero|reg(?:istration)?\s*(?:no|nr|number)|id)\b/i;
+/** Words that name a number ("No.", "Nr", "ID", "Reg. No."): a label with one labels an identifier, not a name or a text. */
+const NUMBER_WORD = String.raw`(?:no|nr|num|number|nummer|numero|id|reg(?:istration)?(?:\.?\s*(?:no|nr|number))?)`;
+/** The rest of a line after a label starts naming a number: "Company" + " No: 123". */
+const CONTINUES_INTO_A_NUMBER = new RegExp(String.raw`^[\s.]*${NUMBER_WORD}\b`, 'i');
+/** A key that ends naming a number: "Company Reg. No.", "Customer ID", "Order #". */
+const ENDS_NAMING_A_NUMBER = new RegExp(String.raw`\b${NUMBER_WORD}\.?\s*[:#]?\s*$|#\s*:?\s*$`, 'i');
+
+/**
+ * A field of free text (a name, an address, a description), where a number labelled as such is
+ * never the value. A field whose own name names a number ("po_number", "member_id") holds one.
+ */
+const isFreeText = (spec: FieldSpec) =>
+  spec.type === 'string' && !spec.concept?.kind.match(/id|currency|percent/) && !spec.format && !spec.enum && !ENDS_NAMING_A_NUMBER.test(humanise(spec.key));
 
 /** A national tax label ("P.IVA", "NIP") names the country an unprefixed number is read for first. */
 function withLabelCountry(ctx: ScalarContext, label: string): ScalarContext {
@@ -197,10 +209,10 @@ function withLabelCountry(ctx: ScalarContext, label: string): ScalarContext {
 /** Candidates from labels printed in lines. `stops` are where other labels begin on each line. */
 export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: LabelMatch[], stops: Map<TextLine, number[]>): Candidate[] {
   const out: Candidate[] = [];
-  const isText = spec.type === 'string' && !spec.concept?.kind.match(/id|currency|percent/) && !spec.format && !spec.enum;
+  const isText = isFreeText(spec);
   for (const m of matches) {
     // "Company No:", "Customer Nr.": the label names a number, not the name a free-text field holds.
-    if (isText && NAMES_A_NUMBER.test(m.line.text.slice(m.end))) continue;
+    if (isText && CONTINUES_INTO_A_NUMBER.test(m.line.text.slice(m.end))) continue;
     const key = labelText(m.line.text.slice(m.start, m.end));
     const lctx = spec.concept?.id === 'tax_id' ? withLabelCountry(ctx, m.line.text.slice(m.start, m.end)) : ctx;
     const push = (c: Candidate) => out.push({ ...c, confidence: r3(unlessVague(spec, key, c.confidence)) });
@@ -264,17 +276,13 @@ const unlessVague = (spec: FieldSpec, key: string, confidence: number) => (spec.
 /** How much of a key (as label text) a label of the field covers (1: the key is exactly a label). */
 const keySimilarity = (spec: FieldSpec, key: string) => labelTextSimilarity(spec, key);
 
-/** A key that ends by naming a number ("Company Reg. No.", "Customer ID"): it labels an identifier, not a party's name. */
-const NAMES_AN_IDENTIFIER = /\b(?:no|nr|num|number|nummer|numero|id|reg|registration)\.?\s*[:#]?\s*$|#\s*:?\s*$/i;
-const PARTY_NAMES = new Set(['vendor', 'customer']);
-
 export function keyValueCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {
   const out: Candidate[] = [];
-  const partyName = PARTY_NAMES.has(spec.concept?.id ?? '') && spec.type === 'string';
+  const isText = isFreeText(spec);
   for (const { page, kv, key } of ctx.labelKeyValues) {
     const sim = keySimilarity(spec, key);
     if (sim < 0.6) continue;
-    if (partyName && NAMES_AN_IDENTIFIER.test(kv.key)) continue;
+    if (isText && ENDS_NAMING_A_NUMBER.test(kv.key)) continue;
     const c = coerce(spec, kv.value, spec.concept?.id === 'tax_id' ? withLabelCountry(ctx, kv.key).coerce : ctx.coerce);
     if (!c) continue;
     const line = ctx.lines.find((l) => l.page === page.page_number && l.bbox[1] <= kv.value_bbox[3] && l.bbox[3] >= kv.value_bbox[1] && l.text.includes(kv.value.slice(c.start, c.end)));
