@@ -49,24 +49,55 @@ function untilSignal(shutdown: () => Promise<void>, log: pino.Logger): Promise<v
   });
 }
 
+/**
+ * What a command started, stopped in the reverse order. A start that fails part-way stops what
+ * it had started, the embedded PostgreSQL included, before the error is reported: a failed start
+ * leaves nothing running.
+ */
+class Started {
+  private readonly stops: (() => Promise<void>)[] = [];
+
+  add(stop: () => Promise<void>): void {
+    this.stops.push(stop);
+  }
+
+  async stopAll(): Promise<void> {
+    for (const stop of this.stops.splice(0).reverse()) await stop();
+  }
+
+  /** Runs the rest of a start; on failure stops what was started and rethrows. */
+  async orStop<T>(start: () => Promise<T>, log: pino.Logger): Promise<T> {
+    try {
+      return await start();
+    } catch (err) {
+      await this.stopAll().catch((stopErr: unknown) => log.error({ err: stopErr }, 'stopping after a failed start failed'));
+      throw err;
+    }
+  }
+}
+
 async function serve(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { 'no-workers': { type: 'boolean' }, help: { type: 'boolean' } } });
   if (values.help) return void process.stdout.write(USAGE);
   const log = logger(config);
+  const started = new Started();
   const handle = await openDatabase(config, log, { migrate: true });
-  await bootstrapPlatform(handle.db, config, log);
+  started.add(() => handle.close());
   const workers = values['no-workers'] ? 0 : config.workers;
-  const [{ buildApp }, { Workers }] = await Promise.all([import('./http/app.js'), import('./queue/workers.js')]);
-  const pool = workers > 0 ? new Workers({ db: handle.db, databaseUrl: handle.url, config, log, count: workers }) : null;
-  await pool?.start();
-  const app = await buildApp({ db: handle.db, config, version: VERSION, workerCount: () => pool?.size ?? 0 }, { level: config.logLevel, base: { pid: process.pid } });
-  await app.listen({ port: config.port, host: config.host });
-  log.info({ url: `http://${config.host}:${config.port}`, docs: '/docs', embeddedDatabase: handle.embedded, workers }, 'Quire is serving');
-  await untilSignal(async () => {
-    await app.close();
-    await pool?.stop();
-    await handle.close();
+  await started.orStop(async () => {
+    await bootstrapPlatform(handle.db, config, log);
+    const [{ buildApp }, { Workers }] = await Promise.all([import('./http/app.js'), import('./queue/workers.js')]);
+    const pool = workers > 0 ? new Workers({ db: handle.db, databaseUrl: handle.url, config, log, count: workers }) : null;
+    if (pool) {
+      started.add(() => pool.stop());
+      await pool.start();
+    }
+    const app = await buildApp({ db: handle.db, config, version: VERSION, workerCount: () => pool?.size ?? 0 }, { level: config.logLevel, base: { pid: process.pid } });
+    started.add(() => app.close());
+    await app.listen({ port: config.port, host: config.host });
   }, log);
+  log.info({ url: `http://${config.host}:${config.port}`, docs: '/docs', embeddedDatabase: handle.embedded, workers }, 'Quire is serving');
+  await untilSignal(() => started.stopAll(), log);
 }
 
 async function worker(config: Config, args: string[]): Promise<void> {
@@ -76,13 +107,15 @@ async function worker(config: Config, args: string[]): Promise<void> {
   if (!Number.isInteger(count) || count < 1) throw new ConfigError(`--concurrency must be a positive integer, got "${values.concurrency}"`);
   const log = logger(config);
   const { Workers } = await import('./queue/workers.js');
+  const started = new Started();
   const handle = await openDatabase(config, log, { migrate: true });
-  const pool = new Workers({ db: handle.db, databaseUrl: handle.url, config, log, count });
-  await pool.start();
-  await untilSignal(async () => {
-    await pool.stop();
-    await handle.close();
+  started.add(() => handle.close());
+  await started.orStop(async () => {
+    const pool = new Workers({ db: handle.db, databaseUrl: handle.url, config, log, count });
+    started.add(() => pool.stop());
+    await pool.start();
   }, log);
+  await untilSignal(() => started.stopAll(), log);
 }
 
 async function migrate(config: Config): Promise<void> {

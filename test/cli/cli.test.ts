@@ -98,6 +98,28 @@ describe('quire serve on the embedded database', () => {
     expect(await exited(second.child)).toBe(0);
   }, 120_000);
 
+  it('exits with the reason when it cannot listen, and leaves no PostgreSQL running', async () => {
+    // The port is taken: the database starts, the listen fails, and the start is undone.
+    const taken = net.createServer();
+    const port = await new Promise<number>((resolve) => taken.listen(0, '127.0.0.1', () => resolve((taken.address() as net.AddressInfo).port)));
+    try {
+      let output = '';
+      const child = spawn(process.execPath, [bin, 'serve', '--no-workers'], {
+        env: { ...process.env, DATABASE_URL: '', QUIRE_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout!.on('data', (d) => (output += d));
+      child.stderr!.on('data', (d) => (output += d));
+      const code = await exited(child);
+      expect(code, output).not.toBe(0);
+      expect(output).toContain('EADDRINUSE');
+      expect(output).toMatch(/embedded PostgreSQL (started|adopted)/);
+      expect(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+    } finally {
+      await new Promise((r) => taken.close(r));
+    }
+  }, 120_000);
+
   it('lists every environment variable in serve --help', () => {
     const help = execFileSync(process.execPath, [bin, 'serve', '--help']).toString();
     for (const name of ['PORT', 'DATABASE_URL', 'QUIRE_DATA_DIR', 'QUIRE_WORKERS', 'QUIRE_SECRET_KEY', 'REDIS_URL', 'LOG_LEVEL']) expect(help).toContain(name);
