@@ -98,6 +98,24 @@ describe('quire serve on the embedded database', () => {
     expect(await exited(second.child)).toBe(0);
   }, 120_000);
 
+  it('starts its PostgreSQL again when it is killed under a running server', async () => {
+    const served = await serveOnce({});
+    const started = /"postgresPid":(\d+)[^\n]*"embedded PostgreSQL (?:started|adopted)/.exec(served.output());
+    expect(started, served.output()).not.toBeNull();
+    process.kill(Number(started![1]), 'SIGKILL');
+    const ready = (expected: number) => async () => ((await fetch(`http://127.0.0.1:${served.port}/v1/health/ready`)).status === expected ? true : undefined);
+    await waitFor('the database to be gone', ready(503), 30_000);
+    await waitFor('the server to be started again', async () => (served.output().includes('embedded PostgreSQL started again') ? true : undefined), 90_000);
+    expect(served.output()).toContain('embedded PostgreSQL stopped unexpectedly');
+    await waitFor('the database to be back', ready(200), 30_000);
+    // Its data survived: the admin made by the first start can still be looked up (a wrong password is a 401, not a 5xx).
+    const login = await fetch(`http://127.0.0.1:${served.port}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ops@example.com', password: 'not-the-password' }) });
+    expect(login.status).toBe(401);
+    served.child.kill('SIGTERM');
+    expect(await exited(served.child)).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+  }, 180_000);
+
   it('exits with the reason when it cannot listen, and leaves no PostgreSQL running', async () => {
     // The port is taken: the database starts, the listen fails, and the start is undone.
     const taken = net.createServer();
