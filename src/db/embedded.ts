@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { type KeeperOptions, ServerKeeper, pidAlive } from './server-keeper.js';
 
 export interface EmbeddedServer {
   url: string;
@@ -52,15 +53,6 @@ function portIsFree(port: number): Promise<boolean> {
     server.once('error', () => resolve(false));
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The pid of a postmaster already running on this data dir, or null. */
@@ -208,6 +200,28 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
     return socket ? `${urlFor(db)}?host=${encodeURIComponent(socketDir)}` : urlFor(db);
   };
 
+  const { postgres } = await binaries();
+  const logFile = path.join(dataDir, 'postgres.log');
+  const keeperOptions = (): KeeperOptions => ({
+    launch: () => {
+      const logFd = fs.openSync(logFile, 'a');
+      const child = spawn(
+        postgres,
+        ['-D', pgDir, '-p', String(settings!.port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`],
+        // Own process group: a Ctrl-C aimed at Quire must not kill the database under it;
+        // we stop it ourselves once the pool has drained.
+        { detached: true, stdio: ['ignore', logFd, logFd], ...postgresUserIds() },
+      );
+      fs.closeSync(logFd);
+      child.on('error', (err) => log.error({ err }, 'embedded PostgreSQL could not be started'));
+      return child;
+    },
+    ready: (ended) => waitForConnection(urlFor('postgres'), 60_000, ended),
+    log,
+    port: settings!.port,
+    logFile,
+  });
+
   const existing = runningPostmaster(pgDir);
   if (existing) {
     await waitForConnection(urlFor('postgres'), 30_000, () => null);
@@ -221,7 +235,9 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
     // Left behind by a process that crashed: adopt it, and stop it on a clean shutdown.
     writeServerFile(serverFile, { ...settings, ownerPid: process.pid });
     log.info({ postgresPid: existing, port: settings.port }, 'adopted embedded PostgreSQL left running by a stopped process');
-    return { url: clientUrlFor(database), stop: () => stopPostmaster(existing) };
+    const keeper = new ServerKeeper(keeperOptions());
+    keeper.adopt(existing);
+    return { url: clientUrlFor(database), stop: () => keeper.stop() };
   }
 
   if (!(await portIsFree(settings.port))) {
@@ -229,84 +245,12 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
     writeServerFile(serverFile, settings);
   }
 
-  const { postgres } = await binaries();
-  const launch = () => {
-    const logFd = fs.openSync(path.join(dataDir, 'postgres.log'), 'a');
-    const child = spawn(
-      postgres,
-      ['-D', pgDir, '-p', String(settings!.port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`],
-      // Own process group: a Ctrl-C aimed at Quire must not kill the database under it;
-      // we stop it ourselves once the pool has drained.
-      { detached: true, stdio: ['ignore', logFd, logFd], ...postgresUserIds() },
-    );
-    fs.closeSync(logFd);
-    child.on('error', (err) => log.error({ err }, 'embedded PostgreSQL could not be started'));
-    return child;
-  };
-  let child = launch();
-  let exitReason: string | null = null;
-  const exitReasonOf = (code: number | null, signal: NodeJS.Signals | null) => `code ${code} signal ${signal} (see ${path.join(dataDir, 'postgres.log')})`;
-  child.on('exit', (code, signal) => (exitReason = exitReasonOf(code, signal)));
-  await waitForConnection(urlFor('postgres'), 60_000, () => exitReason);
-  log.info({ postgresPid: child.pid, port: settings.port }, 'embedded PostgreSQL started');
+  const keeper = new ServerKeeper(keeperOptions());
+  const postgresPid = await keeper.start();
+  log.info({ postgresPid, port: settings.port }, 'embedded PostgreSQL started');
   writeServerFile(serverFile, { ...settings, ownerPid: process.pid });
   await ensureDatabase(urlFor('postgres'), database);
-
-  // Once running, the server is kept running: one that ends while Quire runs (killed for memory,
-  // crashed) is started again on the same port and data dir, where its own crash recovery replays
-  // the write-ahead log; meanwhile the database calls fail and are retried as on any outage.
-  let stopping = false;
-  const supervise = (running: typeof child) => {
-    running.once('exit', (code, signal) => {
-      if (stopping) return;
-      log.error({ postgresPid: running.pid, reason: exitReasonOf(code, signal) }, 'embedded PostgreSQL stopped unexpectedly; starting it again');
-      void restart(1);
-    });
-  };
-  const restart = async (attempt: number): Promise<void> => {
-    // Backends of a killed server hold its shared memory until they notice; the next try waits.
-    await new Promise((r) => setTimeout(r, Math.min(30_000, 500 * 2 ** (attempt - 1))));
-    if (stopping) return;
-    // The current child from the moment it is spawned, so a shutdown meanwhile stops it.
-    const next = (child = launch());
-    let ended: string | null = null;
-    next.once('exit', (code, signal) => (ended = exitReasonOf(code, signal)));
-    try {
-      await waitForConnection(urlFor('postgres'), 60_000, () => ended);
-    } catch (err) {
-      if (stopping) return;
-      if (ended === null) next.kill('SIGINT');
-      log.warn({ attempt, err: (err as Error).message }, 'embedded PostgreSQL did not start again yet');
-      return restart(attempt + 1);
-    }
-    if (stopping) return;
-    supervise(next);
-    log.info({ postgresPid: next.pid, port: settings!.port, attempt }, 'embedded PostgreSQL started again');
-  };
-  supervise(child);
-
-  return {
-    url: clientUrlFor(database),
-    stop: () =>
-      new Promise<void>((resolve) => {
-        stopping = true;
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        // SIGINT is PostgreSQL's "fast shutdown": sessions end, data is checkpointed.
-        child.kill('SIGINT');
-      }),
-  };
-}
-
-/** Fast shutdown of a postmaster this process did not spawn, waiting until it has exited. */
-async function stopPostmaster(pid: number, timeoutMs = 60_000): Promise<void> {
-  try {
-    process.kill(pid, 'SIGINT');
-  } catch {
-    return; // already gone
-  }
-  const deadline = Date.now() + timeoutMs;
-  while (pidAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  return { url: clientUrlFor(database), stop: () => keeper.stop() };
 }
 
 async function ensureDatabase(adminUrl: string, database: string): Promise<void> {

@@ -1,41 +1,77 @@
-// An embedded PostgreSQL left running by a process that crashed is adopted by the next process
-// and stopped on its clean shutdown; one that a live process still owns is left to its owner.
-import { spawn, spawnSync } from 'node:child_process';
+// An embedded PostgreSQL left running by a process that crashed is adopted by the next process,
+// started again if it ends while that process runs, and stopped on its clean shutdown; one that a
+// live process still owns is left to its owner.
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/db/embedded.js';
+import { waitFor } from '../helpers/documents.js';
 
 const log = pino({ level: 'silent' });
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-adopt-'));
 const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
 const serverFile = path.join(dataDir, 'postgres.json');
-const running = () => fs.existsSync(pidFile);
-const setOwner = (pid: number) => fs.writeFileSync(serverFile, JSON.stringify({ ...JSON.parse(fs.readFileSync(serverFile, 'utf8')), ownerPid: pid }));
+const postmasterPid = () => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : null);
+const ownerPid = () => (JSON.parse(fs.readFileSync(serverFile, 'utf8')) as { ownerPid?: number }).ownerPid;
+const owners: ChildProcess[] = [];
 
-afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+afterAll(() => {
+  for (const owner of owners) if (owner.exitCode === null) owner.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Another Quire process that starts the server and owns it. */
+async function startOwner(): Promise<ChildProcess> {
+  const owner = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, '../helpers/embedded-owner.ts'), dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  owners.push(owner);
+  let out = '';
+  owner.stdout!.on('data', (d) => (out += d));
+  await waitFor('the owner to start its server', async () => out.includes('up') || (owner.exitCode !== null && Promise.reject(new Error(`owner exited ${owner.exitCode}`))), 90_000);
+  return owner;
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
 
 describe('embedded PostgreSQL ownership', () => {
-  it('adopts a server whose owner died and stops it on shutdown; leaves one a live owner holds', async () => {
-    await startEmbeddedPostgres(dataDir, log, 'quire');
-    expect(running()).toBe(true);
+  it('leaves a server a live owner holds; adopts one whose owner crashed, keeps it running, and stops it on shutdown', async () => {
+    const owner = await startOwner();
+    expect(ownerPid()).toBe(owner.pid);
 
-    // The owner is alive (another Quire process): joining leaves the server to it.
-    const owner = spawn('sleep', ['60']);
-    setOwner(owner.pid!);
+    // The owner is alive: joining leaves the server to it.
     const joined = await startEmbeddedPostgres(dataDir, log, 'quire');
     await joined.stop();
-    expect(running()).toBe(true);
-    owner.kill('SIGKILL');
+    expect(postmasterPid()).not.toBeNull();
 
-    // The owner crashed (its pid is gone): the next process adopts the server and stops it.
-    const gone = spawnSync('true').pid!;
-    setOwner(gone);
+    // The owner crashes and its server stays: the next process adopts it.
+    owner.kill('SIGKILL');
+    await new Promise((r) => owner.once('exit', r));
+    const first = postmasterPid()!;
     const adopted = await startEmbeddedPostgres(dataDir, log, 'quire');
-    expect(JSON.parse(fs.readFileSync(serverFile, 'utf8')).ownerPid).toBe(process.pid);
+    expect(ownerPid()).toBe(process.pid);
+
+    // The adopted server is killed: it is started again, on the same data.
+    process.kill(first, 'SIGKILL');
+    await waitFor('the server to be started again', async () => {
+      const pid = postmasterPid();
+      return pid !== null && pid !== first && (await answers(adopted.url)) ? true : undefined;
+    }, 90_000);
+
     await adopted.stop();
-    expect(running()).toBe(false);
-  }, 120_000);
+    expect(postmasterPid()).toBeNull();
+  }, 240_000);
 });
