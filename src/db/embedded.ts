@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { type KeeperOptions, ServerKeeper, pidAlive } from './server-keeper.js';
+import { ServerKeeper, pidAlive } from './server-keeper.js';
 
 export interface EmbeddedServer {
   url: string;
@@ -202,7 +202,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
 
   const { postgres } = await binaries();
   const logFile = path.join(dataDir, 'postgres.log');
-  const keeperOptions = (): KeeperOptions => ({
+  // Spawns on the port settled below (a taken one is replaced before the first spawn).
+  const keeper = new ServerKeeper({
     launch: () => {
       const logFd = fs.openSync(logFile, 'a');
       const child = spawn(
@@ -218,7 +219,6 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
     },
     ready: (ended) => waitForConnection(urlFor('postgres'), 60_000, ended),
     log,
-    port: settings!.port,
     logFile,
   });
 
@@ -235,7 +235,6 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
     // Left behind by a process that crashed: adopt it, and stop it on a clean shutdown.
     writeServerFile(serverFile, { ...settings, ownerPid: process.pid });
     log.info({ postgresPid: existing, port: settings.port }, 'adopted embedded PostgreSQL left running by a stopped process');
-    const keeper = new ServerKeeper(keeperOptions());
     keeper.adopt(existing);
     return { url: clientUrlFor(database), stop: () => keeper.stop() };
   }
@@ -245,7 +244,6 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
     writeServerFile(serverFile, settings);
   }
 
-  const keeper = new ServerKeeper(keeperOptions());
   const postgresPid = await keeper.start();
   log.info({ postgresPid, port: settings.port }, 'embedded PostgreSQL started');
   writeServerFile(serverFile, { ...settings, ownerPid: process.pid });

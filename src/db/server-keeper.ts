@@ -18,7 +18,6 @@ export interface KeeperOptions {
   /** Resolves once the server accepts connections; rejects when `ended()` names why it exited, or after its deadline. */
   ready(ended: () => string | null): Promise<void>;
   log: Logger;
-  port: number;
   /** The server's log file, named in exit reasons. */
   logFile: string;
 }
@@ -33,7 +32,7 @@ export function pidAlive(pid: number): boolean {
 }
 
 /** Fast shutdown of a postmaster this process did not spawn, waiting until it has exited. */
-export async function stopPostmaster(pid: number, timeoutMs = 60_000): Promise<void> {
+async function stopPostmaster(pid: number, timeoutMs = 60_000): Promise<void> {
   try {
     process.kill(pid, 'SIGINT');
   } catch {
@@ -57,12 +56,26 @@ export class ServerKeeper {
 
   /** Spawns the server and waits until it accepts connections; throws when it does not. Returns its pid. */
   async start(): Promise<number> {
+    const child = await this.launchReady();
+    this.supervise(child);
+    return child.pid!;
+  }
+
+  /**
+   * Spawns a server, the current child from that moment (a shutdown meanwhile stops it), and
+   * waits until it accepts connections. One that did not, and is still running, is stopped.
+   */
+  private async launchReady(): Promise<ChildProcess> {
     const child = (this.child = this.options.launch());
     let ended: string | null = null;
     child.once('exit', (code, signal) => (ended = this.reason(code, signal)));
-    await this.options.ready(() => ended);
-    this.supervise(child);
-    return child.pid!;
+    try {
+      await this.options.ready(() => ended);
+    } catch (err) {
+      if (ended === null && !this.stopping) child.kill('SIGINT');
+      throw err;
+    }
+    return child;
   }
 
   /** Takes charge of a running server this process did not spawn. */
@@ -108,20 +121,16 @@ export class ServerKeeper {
     // Backends of a killed server hold its shared memory until they notice; the next try waits.
     await new Promise((r) => setTimeout(r, Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (attempt - 1))));
     if (this.stopping) return;
-    // The current child from the moment it is spawned, so a shutdown meanwhile stops it.
-    const next = (this.child = this.options.launch());
-    let ended: string | null = null;
-    next.once('exit', (code, signal) => (ended = this.reason(code, signal)));
+    let next: ChildProcess;
     try {
-      await this.options.ready(() => ended);
+      next = await this.launchReady();
     } catch (err) {
       if (this.stopping) return;
-      if (ended === null) next.kill('SIGINT');
       this.options.log.warn({ attempt, err: (err as Error).message }, 'embedded PostgreSQL did not start again yet');
       return this.restart(attempt + 1);
     }
     if (this.stopping) return;
     this.supervise(next);
-    this.options.log.info({ postgresPid: next.pid, port: this.options.port, attempt }, 'embedded PostgreSQL started again');
+    this.options.log.info({ postgresPid: next.pid, attempt }, 'embedded PostgreSQL started again');
   }
 }
