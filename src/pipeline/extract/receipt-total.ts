@@ -92,7 +92,7 @@ export function weighTotalCandidates(candidates: Candidate[], ctx: ScalarContext
   const afterRounding = roundedTotal(candidates, ctx, cut);
   const out = candidates.map((c) => {
     let confidence = c.confidence;
-    if (afterRounding && c !== afterRounding && beforeRounding(c, afterRounding)) confidence = Math.min(confidence, afterRounding.confidence) * 0.85;
+    if (afterRounding && c !== afterRounding && printedAboveRounded(c, afterRounding)) confidence = Math.min(confidence, afterRounding.confidence) * 0.85;
     if (c.order >= cut) confidence *= 0.6;
     else if (payment && c.order > payment.order && !same(c.value, payment.amount)) confidence *= 0.75;
     if (payment && same(c.value, payment.amount)) confidence = payment.withChange ? Math.max(confidence, 0.8) + 0.1 : confidence + 0.05;
@@ -140,7 +140,7 @@ function roundedTotal(candidates: Candidate[], ctx: ScalarContext, cut: number):
 }
 
 /**
- * A different reading printed before the rounded total: the total before rounding (within a
- * rounding step of it), or a number OCR ran into a total's label ("Total 2" for an item count).
+ * Another reading printed above the rounded total, which the rounded total outweighs: the total
+ * before rounding, or a number OCR ran into a total's label ("Total 2" for an item count).
  */
-const beforeRounding = (c: Candidate, rounded: Candidate) => typeof c.value === 'number' && c.order < rounded.order && !same(c.value, rounded.value as number);
+const printedAboveRounded = (c: Candidate, rounded: Candidate) => typeof c.value === 'number' && c.order < rounded.order && !same(c.value, rounded.value as number);
