@@ -168,3 +168,45 @@ describe('marks and drift on a scanned form', () => {
   });
 });
 
+
+describe('values written as paragraphs', () => {
+  it('reads a paragraph under its caption to its end: over a skewed line cut into pieces, across a gap, and past a sentence that ends a line', () => {
+    const pairs = keyValuesOf('82250337_0338');
+    expect(pairs).toContainEqual([
+      'SALES FORCE INVOLVEMENT',
+      'They have crew- worked distribution, and it is reported that they may crew- work it again Sales force has been busy promoting old style backs to clean up inventory. All POS is being converted to "B" Kool.',
+    ]);
+    expect(pairs).toContainEqual(['CHAINS ACCEPTANCE/ MERCHANDISING', 'This has not been a problem. New packaging is just following on the old "packaging".']);
+    const shields = keyValuesOf('82251504').find(([k]) => k === 'application of shields');
+    expect(shields?.[1]).toMatch(/^The displays are easily assembled .* against the register\. As well as the ability .* goes through$/);
+  });
+
+  it('keeps a firm name apart from the person named under it: a line that does not run on is no wrapped sentence', () => {
+    const counsel = keyValuesOf('82491256').find(([k]) => k === 'COUNSEL');
+    expect(counsel).toEqual(['COUNSEL', 'Wartnick, Chaber, Harowitz, Smith & Tigerman']);
+  });
+
+  it('orders rows by their words, not by a number printed sideways in the margin beside them', () => {
+    // 83641919: a Bates number printed upright down the right margin shares a row with a record
+    // of the account table; that row stood above the table's captions.
+    const pairs = keyValuesOf('83641919_1921');
+    expect(pairs).toEqual(expect.arrayContaining([
+      ['Name of Account', 'Walmart'],
+      ['Number of Stores', '39'],
+    ]));
+    expect(pairs).not.toContainEqual(['Walmart', '39']);
+  });
+
+  it('takes a number set down the page for no key, value or table cell, and the records beside it stay in their table', () => {
+    // 82253245: the Bates number runs down the margin beside the last records of the account list.
+    const pairs = keyValuesOf('82253245_3247');
+    expect(pairs).toEqual(expect.arrayContaining([
+      ['NAME OF ACCOUNT', 'Dairy Marts'],
+      ['NAME OF ACCOUNT', 'Widman Drugs'],
+      ['NO OF STORES', '43'],
+    ]));
+    expect(pairs.filter(([k, v]) => k === 'Widman Drugs' || v.includes('82253245') || k.includes('82253245'))).toEqual([]);
+    // The captions over the list are its header, not a caption with its value.
+    expect(pairs.filter(([k]) => k === 'NAME OF ACCOUNT').map(([, v]) => v)).not.toContain('VOLUME STORES NAME OF ACCOUNT VOLUME STORES');
+  });
+});

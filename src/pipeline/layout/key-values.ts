@@ -13,7 +13,7 @@ import { dropColon, hasValueShape, isKnownLabel, isLabel, wordsText } from './fo
 import { overlapX, overlapY, union } from './geometry.js';
 import { gridKeyValues, headsValueRow, startsCaptionBand } from './key-grid.js';
 import { type Phrase, phraseRows } from './phrases.js';
-import { type Row, groupRows } from './rows.js';
+import { type Row, groupRows, isSidewaysRow } from './rows.js';
 
 import { tableCellKeyValues, tableKeyValues } from './table-key-values.js';
 
@@ -40,14 +40,16 @@ function sameValue(a: KeyValue, b: KeyValue): boolean {
 }
 
 function wordKeyValues(textRows: readonly Row[]): KeyValue[] {
-  const rows = phraseRows(textRows);
+  const rows = phraseRows(textRows.filter((r) => !isSidewaysRow(r)));
   const out: KeyValue[] = [];
   for (const row of rows) for (const pair of checkedBoxes(row)) out.push(pair);
   const inline = rows.flatMap((row) => row.map((p) => ({ phrase: p, pairs: inlinePairs(p) })));
   for (const { pairs } of inline) for (const pair of pairs) out.push(pair);
+  const right: { pair: KeyValue; value: Phrase }[] = [];
   rows.forEach((row, r) => {
-    if (!startsCaptionBand(rows, r) && !headsValueRow(rows, r)) for (const pair of rightPairs(row, inList(rows, r))) out.push(pair);
+    if (!startsCaptionBand(rows, r) && !headsValueRow(rows, r)) for (const found of rightPairs(row, inList(rows, r))) right.push(found);
   });
+  for (const { pair } of right) out.push(pair);
   for (const pair of gridKeyValues(rows)) out.push(pair);
   for (const row of rows) for (const p of row) {
     const kv = belowPair(rows, p);
@@ -58,19 +60,25 @@ function wordKeyValues(textRows: readonly Row[]): KeyValue[] {
   for (const { phrase, pairs } of inline) {
     const last = pairs[pairs.length - 1];
     if (!last || last.value_bbox[2] < phrase.bbox[2] - 1) continue;
-    const drifted = driftedOn(rows, phrase);
-    if (drifted) {
-      drifted.used = true;
-      last.value = `${last.value} ${drifted.text}`;
-      last.value_bbox = union([last.value_bbox, drifted.bbox]);
-      continue;
-    }
-    const more = continuedLines(rows, phrase, last.value_bbox[0], 3);
-    if (!more.length) continue;
-    last.value = [last.value, ...more.map((m) => m.text)].join(' ');
-    last.value_bbox = union([last.value_bbox, ...more.map((m) => m.bbox)]);
+    const parts = lineParts(rows, phrase);
+    const left = last.value_bbox[0];
+    extend(last, parts.slice(1));
+    extend(last, continuedLines(rows, asOneLine(parts), left, 3));
+  }
+  // A value right of its key that wraps as a paragraph goes on below, at its own left edge.
+  for (const { pair, value } of right) {
+    const parts = lineParts(rows, value);
+    extend(pair, parts.slice(1));
+    extend(pair, continuedLines(rows, asOneLine(parts), value.bbox[0], 0));
   }
   return out.filter((kv) => /[\p{L}\p{N}]/u.test(kv.value) && isKeyText(kv.key));
+}
+
+/** The pair's value carried on over the lines `more`. */
+function extend(kv: KeyValue, more: readonly Phrase[]): void {
+  if (!more.length) return;
+  kv.value = [kv.value, ...more.map((m) => m.text)].join(' ');
+  kv.value_bbox = union([kv.value_bbox, ...more.map((m) => m.bbox)]);
 }
 
 /**
@@ -122,18 +130,77 @@ function driftedOn(rows: readonly Phrase[][], from: Phrase): Phrase | null {
   return null;
 }
 
-/** Unused lines below `from` that continue its value: starting at `left`, set close, no caption and no colon; at most `max`. */
+/** `first` with the rest of its line (`lineParts`), all taken, as one phrase on `first`'s row. */
+function wholeLine(rows: readonly Phrase[][], first: Phrase): Phrase {
+  return asOneLine(lineParts(rows, first));
+}
+
+/** Pieces of one line as one phrase, on the first piece's row. */
+function asOneLine(parts: readonly Phrase[]): Phrase {
+  const first = parts[0]!;
+  if (parts.length === 1) return first;
+  const words = parts.flatMap((p) => p.words);
+  return { ...first, words, text: wordsText(words), bbox: union(words.map((w) => w.bbox)) };
+}
+
+/**
+ * `first` and the pieces of its line after it, left to right, taken: those a skewed scan put on the
+ * rows around it, and a sentence that runs on across a wide gap on its own row.
+ */
+function lineParts(rows: readonly Phrase[][], first: Phrase): Phrase[] {
+  const parts = [first];
+  for (let d = nextPiece(rows, first); d && parts.length < 4; d = nextPiece(rows, d)) {
+    d.used = true;
+    parts.push(d);
+  }
+  return parts;
+}
+
+const nextPiece = (rows: readonly Phrase[][], from: Phrase) => driftedOn(rows, from) ?? runOnRight(rows, from);
+
+/** The next phrase on `from`'s row, within two line heights, when the sentence runs on into it ("… just following | on the old"). */
+function runOnRight(rows: readonly Phrase[][], from: Phrase): Phrase | null {
+  const next = rows[from.row]!.find((p) => p.bbox[0] > from.bbox[2]);
+  if (!next || next.used || next.key || next.caption || next.bbox[0] - from.bbox[2] > 2 * from.h) return null;
+  return runsOn(from, next) ? next : null;
+}
+
+/**
+ * Unused lines below `from` that continue its value: starting at `left`, set close, no caption and
+ * no colon; at most `max`, unless the text wraps into them as a paragraph does (`wrapsInto`),
+ * which carries on through running text to the paragraph's end, across a line gap of up to a line
+ * height (a skewed scan's lines stand further apart in their boxes).
+ */
 function continuedLines(rows: readonly Phrase[][], from: Phrase, left: number, max: number): Phrase[] {
   const out: Phrase[] = [];
-  for (let cur = from; out.length < max; ) {
-    const next = phraseBelow(rows, cur.row, cur, (p) => Math.abs(p.bbox[0] - left) < cur.h, 0.6);
-    if (!next || next.caption || next.key === 'known' || /:/.test(next.text) || isProse(next)) break;
+  let paragraph = false;
+  for (let cur = from; ; ) {
+    const next = phraseBelow(rows, cur.row, cur, (p) => Math.abs(p.bbox[0] - left) < cur.h, 1);
+    if (!next || next.caption || next.key === 'known') break;
+    const close = next.bbox[1] - cur.bbox[3] <= 0.6 * cur.h;
+    paragraph = wrapsInto(cur, next, paragraph);
+    if (paragraph ? next.key === 'colon' : !close || out.length >= max || /:/.test(next.text) || isProse(next)) break;
     next.used = true;
-    out.push(next);
-    cur = next;
+    cur = wholeLine(rows, next);
+    out.push(cur);
   }
   return out;
 }
+
+/**
+ * `next` carries on the running text of `cur`: `cur` is a line of several words that reaches about
+ * as far right as `next` does (it broke for want of room), and the sentence runs on across the
+ * break, or `cur` is itself a wrapped line of the paragraph (where a new sentence may start a
+ * line). Lines of a name and address block start in capitals and stay apart.
+ */
+const wrapsInto = (cur: Phrase, next: Phrase, inParagraph: boolean) =>
+  cur.words.length >= WRAPPED_LINE_WORDS && cur.bbox[2] >= next.bbox[2] - 2 * cur.h && (inParagraph || runsOn(cur, next));
+
+/** The sentence of `cur` goes on in `next`: `next` starts in lower case, or `cur` ends on a comma or a hyphen. */
+const runsOn = (cur: Phrase, next: Phrase) => /^\p{Ll}/u.test(next.text) || /[,;\-–]$/.test(cur.text);
+
+/** Fewer words than this on a line is a value of its own (a name, a date), not a wrapped sentence. */
+const WRAPPED_LINE_WORDS = 5;
 
 // ---------------------------------------------------------------- 1. after a colon
 
@@ -201,8 +268,8 @@ function inList(rows: readonly Phrase[][], r: number): boolean {
 }
 
 /** A key with its value in the next phrase of the row (an unknown phrase only when it reads as a caption or is not in a list of records). */
-function rightPairs(row: Phrase[], listed = false): KeyValue[] {
-  const out: KeyValue[] = [];
+function rightPairs(row: Phrase[], listed = false): { pair: KeyValue; value: Phrase }[] {
+  const out: { pair: KeyValue; value: Phrase }[] = [];
   for (let i = 0; i + 1 < row.length; i++) {
     const k = row[i]!;
     const v = row[i + 1]!;
@@ -215,7 +282,7 @@ function rightPairs(row: Phrase[], listed = false): KeyValue[] {
     // several phrases it is more likely a table's first cell.
     else if (k.key === 'plain' && digits && row.length === 2 && hasValueShape(v.text) && !(listed && !k.caption)) confidence = 0.5;
     if (!confidence) continue;
-    out.push(pair(k.words, v.words, confidence + shapeBonus(v.words), true));
+    out.push({ pair: pair(k.words, v.words, confidence + shapeBonus(v.words), true), value: v });
     k.used = v.used = true;
   }
   return out;
@@ -235,8 +302,8 @@ function belowPair(rows: readonly Phrase[][], k: Phrase): KeyValue | null {
   const first = phraseBelow(rows, k.row, k, (p) => overlapX(p.bbox, k.bbox) > 0 || Math.abs(p.bbox[0] - k.bbox[0]) < 3 * k.h);
   if (!first || first.caption || first.key === 'known' || (k.key === 'known' && isProse(first))) return null;
   k.used = first.used = true;
-  const value = [first, ...continuedLines(rows, first, first.bbox[0], 3)];
-  for (const v of value) v.used = true;
+  const line = wholeLine(rows, first);
+  const value = [line, ...continuedLines(rows, line, first.bbox[0], 3)];
   const words = value.flatMap((v) => v.words);
   return pair(k.words, words, (k.key === 'colon' ? 0.6 : 0.5) + shapeBonus(words), true);
 }

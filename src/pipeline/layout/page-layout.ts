@@ -7,7 +7,7 @@ import { type Frame, fromFrame, toFrame } from './frame.js';
 import { pageKeyValues } from './key-values.js';
 import { piecesToLines } from './lines.js';
 import { type FlowItem, readingOrder } from './reading-order.js';
-import { groupRows, splitSegments, typicalHeight, typicalSpace } from './rows.js';
+import { groupRows, isSidewaysRow, splitSegments, typicalHeight, typicalSpace } from './rows.js';
 import { type FoundTable, findRuledTables } from './ruled-tables.js';
 import { type RawRule, normaliseRules } from './rules.js';
 import { rowLines, tableBlock } from './table-block.js';
@@ -53,7 +53,7 @@ function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageL
   // Rows are grouped again only when tables took words: the same words give the same rows.
   const ruledFree = words.filter((w) => !claimed.has(w));
   const ruledFreeRows = ruledFree.length === words.length ? rows : groupRows(ruledFree);
-  for (const f of findUnruledTables(ruledFreeRows, lineHeight, space)) {
+  for (const f of findUnruledTables(ruledFreeRows.filter((r) => !isSidewaysRow(r)), lineHeight, space)) {
     found.push(f);
     for (const w of f.words) claimed.add(w);
   }

@@ -28,7 +28,13 @@ export const sameRow = (a: BBox, b: BBox) =>
 /** Rows from top to bottom, each with its words left to right. */
 export function groupRows(words: readonly Word[]): Row[] {
   const rows: (Row & { core: BBox })[] = [];
+  const isSideways = sidewaysTest(words);
+  const sideways: Word[] = [];
   for (const w of byCentreY(words)) {
+    if (isSideways(w)) {
+      sideways.push(w);
+      continue;
+    }
     // The row's "core" is its first word's box: comparing with the growing union would let a
     // row creep downwards word by word.
     let target: (typeof rows)[number] | undefined;
@@ -43,9 +49,32 @@ export function groupRows(words: readonly Word[]): Row[] {
       target.bbox = union([target.bbox, w.bbox]);
     } else rows.push({ words: [w], bbox: [...w.bbox], core: w.bbox });
   }
+  for (const w of sideways) rows.push({ words: [w], bbox: [...w.bbox], core: w.bbox });
   for (const r of rows) if (!leftToRight(r.words)) r.words.sort((a, b) => a.bbox[0] - b.bbox[0]);
-  return rows.sort((a, b) => a.bbox[1] - b.bbox[1]).map(({ words: ws, bbox }) => ({ words: ws, bbox }));
+  // Top to bottom by where most of a row's words stand: one tall word in it (a number printed
+  // sideways in the margin) would put the row above the lines it sits between.
+  const at = new Map(rows.map((r) => [r, median(r.words.map((w) => centerY(w.bbox)))]));
+  return rows.sort((a, b) => at.get(a)! - at.get(b)! || a.bbox[1] - b.bbox[1]).map(({ words: ws, bbox }) => ({ words: ws, bbox }));
 }
+
+/**
+ * A word read down the page (a Bates number printed sideways in the margin): far taller than the
+ * page's words and taller than it is wide. It stands in a row of its own; joined to a text row it
+ * would stretch the row over the lines around it.
+ */
+function sidewaysTest(words: readonly Word[]): (w: Word) => boolean {
+  const h = median(words.map((w) => height(w.bbox)));
+  return (w) => height(w.bbox) > 3 * h && readsDown(w);
+}
+
+/** A word of three characters or more taller than twice its width: text set down the page. */
+const readsDown = (w: Word) => w.text.length >= 3 && height(w.bbox) > 2 * (w.bbox[2] - w.bbox[0]);
+
+/**
+ * A row that is one word set down the page (groupRows gives such a word a row of its own). It
+ * belongs to no table and is neither a key nor a value; reading order still places it.
+ */
+export const isSidewaysRow = (r: Row) => r.words.length === 1 && readsDown(r.words[0]!);
 
 /**
  * Words by vertical centre, then left edge; ties keep their input order (a stable sort). The

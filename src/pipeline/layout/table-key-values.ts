@@ -24,15 +24,22 @@ export function tableCellKeyValues(tables: readonly Table[]): KeyValue[] {
   return out;
 }
 
-/** Two-column tables whose left cells are labels: each such row is a pair. */
+/**
+ * Two-column tables whose left cells are labels: each such row is a pair. Where the right column
+ * holds numbers, a row without a digit on the right is its column captions ("NAME OF ACCOUNT" |
+ * "STORES"), not a pair, unless its left cell ends in ":".
+ */
 export function tableKeyValues(tables: readonly Table[]): KeyValue[] {
   const out: KeyValue[] = [];
   for (const t of tables) {
     if (t.cols !== 2) continue;
+    const values = t.cells.filter((c) => c.col === 1 && c.text.trim());
+    const numeric = values.filter((c) => /\d/.test(c.text)).length >= (2 / 3) * values.length;
     for (let r = 0; r < t.rows; r++) {
       const key = t.cells.find((c) => c.row === r && c.col === 0);
       const value = t.cells.find((c) => c.row === r && c.col === 1);
       if (!key || !value || value.text === '' || !LABEL.test(key.text)) continue;
+      if (numeric && !/\d/.test(value.text) && !/:$/.test(key.text)) continue;
       out.push({ key: key.text.replace(/\s*:$/, ''), value: value.text, key_bbox: key.bbox, value_bbox: value.bbox, confidence: /:$/.test(key.text) ? 0.75 : 0.5 });
     }
   }
