@@ -32,6 +32,10 @@ describe('key-value pairs on a form', () => {
     expect(pairs.filter(([k]) => k === 'DIVISION').map(([, v]) => v)).toEqual(expect.arrayContaining(['Portland', 'Boise', 'Eugene', 'Seattle South']));
   });
 
+  it('takes a firm whose name ends on "Company" for a value, not for a caption', () => {
+    expect(keyValuesOf('83443897')).toContainEqual(['COMPANY', 'Lorillard Tobacco Company']);
+  });
+
   it('takes the value right below a label that ends in ":"', () => {
     const pairs = keyValuesOf('82200067_0069');
     expect(pairs).toContainEqual(['REGION', '(ONLY IF PARTIAL REGION CONTINUE WITH DIVISION (S) SCOPE)']);

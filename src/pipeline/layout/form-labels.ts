@@ -71,8 +71,18 @@ export function keyness(ws: readonly Word[], text = wordsText(ws)): Keyness | nu
 export function isCaptionLike(ws: readonly Word[], text = wordsText(ws)): boolean {
   if (!isLabel(ws, true, text) || /\d/.test(text)) return false;
   const folded = foldKey(text).split(' ');
-  return KNOWN.has(folded[0]!) || KNOWN.has(folded[folded.length - 1]!) || text.endsWith(':');
+  const last = folded[folded.length - 1]!;
+  return KNOWN.has(folded[0]!) || (KNOWN.has(last) && !endsAName(folded)) || text.endsWith(':');
 }
+
+/**
+ * A caption word that also ends the names of firms: "Lorillard Tobacco Company" is a name,
+ * "Company" a caption. (The other languages' words for it, "Firma", "Société", lead a name.)
+ */
+const NAME_ENDINGS = new Set(['company']);
+
+/** Three words or more that end on such a word, the first no caption word ("Parent Company" stays a caption). */
+const endsAName = (folded: readonly string[]) => folded.length >= 3 && NAME_ENDINGS.has(folded[folded.length - 1]!) && !KNOWN.has(folded[0]!);
 
 const DATE = /^(?:\d{1,4}[./-]\s?\d{1,2}[./-]\s?\d{1,4}|\d{1,2}\.?\s+\p{L}{3,}\.?,?\s+\d{2,4}|\p{L}{3,}\.?\s+\d{1,2},?\s+\d{2,4})$/u;
 const AMOUNT = /^(?:[A-Z]{3}\s?|[$€£¥₹]\s?)?-?\d{1,3}(?:[ ,.'’]?\d{3})*(?:[.,]\d{1,2})?(?:\s?[$€£¥₹%]|\s?[A-Z]{3})?$/u;
