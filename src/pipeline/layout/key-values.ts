@@ -60,22 +60,20 @@ function wordKeyValues(textRows: readonly Row[]): KeyValue[] {
   for (const { phrase, pairs } of inline) {
     const last = pairs[pairs.length - 1];
     if (!last || last.value_bbox[2] < phrase.bbox[2] - 1) continue;
-    const parts = lineParts(rows, phrase);
-    const left = last.value_bbox[0];
-    extend(last, parts.slice(1));
-    extend(last, continuedLines(rows, asOneLine(parts), left, 3));
+    carryOn(rows, last, phrase, last.value_bbox[0], 3);
   }
   // A value right of its key that wraps as a paragraph goes on below, at its own left edge.
-  for (const { pair, value } of right) {
-    const parts = lineParts(rows, value);
-    extend(pair, parts.slice(1));
-    extend(pair, continuedLines(rows, asOneLine(parts), value.bbox[0], 0));
-  }
+  for (const { pair, value } of right) carryOn(rows, pair, value, value.bbox[0], 0);
   return out.filter((kv) => /[\p{L}\p{N}]/u.test(kv.value) && isKeyText(kv.key));
 }
 
-/** The pair's value carried on over the lines `more`. */
-function extend(kv: KeyValue, more: readonly Phrase[]): void {
+/**
+ * The pair's value, whose line is `from`, carried on over the rest of that line (`lineParts`) and
+ * the lines below that continue it at `left` (`continuedLines`, at most `max` unless wrapped).
+ */
+function carryOn(rows: readonly Phrase[][], kv: KeyValue, from: Phrase, left: number, max: number): void {
+  const parts = lineParts(rows, from);
+  const more = [...parts.slice(1), ...continuedLines(rows, asOneLine(parts), left, max)];
   if (!more.length) return;
   kv.value = [kv.value, ...more.map((m) => m.text)].join(' ');
   kv.value_bbox = union([kv.value_bbox, ...more.map((m) => m.bbox)]);
