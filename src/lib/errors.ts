@@ -3,6 +3,8 @@
 // speaks of transports. The HTTP layer alone turns a code's kind into a status
 // (http/error-handler.ts), and the queue copies job failure codes onto the failed job.
 
+import { namesSecret, redact } from './redact.js';
+
 /** What kind of fault a code names; the HTTP layer answers each kind with one status. */
 export type ErrorKind =
   /** The request breaks a business rule. */
@@ -159,9 +161,27 @@ export const isQuireError = (err: unknown): err is QuireError => err instanceof 
 
 /** Request fields that fail validation, answered with one item per field. */
 export class RequestValidationError extends QuireError<'request_invalid'> {
-  constructor(readonly items: ValidationItem[]) {
-    super('request_invalid', 'request validation failed', { items });
+  readonly items: ValidationItem[];
+
+  constructor(items: ValidationItem[]) {
+    const echoed = items.map(withSafeInput);
+    super('request_invalid', 'request validation failed', { items: echoed });
+    this.items = echoed;
   }
+}
+
+/**
+ * An item echoes what was sent, as FastAPI does, except a secret: no `input` when the echoed value
+ * is a field that names one (a password too short is not sent back), secrets inside an echoed
+ * object replaced, and a very long value cut.
+ */
+function withSafeInput(item: ValidationItem): ValidationItem {
+  if (!('input' in item)) return item;
+  const { input, ...rest } = item;
+  // A missing field echoes the object it is missing from.
+  const echoedAt = item.type === 'missing' ? item.loc.slice(0, -1) : item.loc;
+  if (echoedAt.some((segment) => typeof segment === 'string' && namesSecret(segment))) return rest;
+  return { ...rest, input: redact(input) };
 }
 
 export const badRequest = (code: CodeOf<'rule'>, detail: string) => new QuireError(code, detail);

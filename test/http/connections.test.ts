@@ -54,6 +54,19 @@ describe('access', () => {
 });
 
 describe('validation', () => {
+  it('sends no secret back: no input for a secret field, secrets inside an echoed body replaced', async () => {
+    const kept = 'kept-secret-value-0123456789';
+    const tooShort = await create(admin, { name: 'hook', protocol: 'webhook', direction: 'destination', config: { url: receiver.url }, credentials: { secret: 'tiny-secret' } });
+    expect422(tooShort, { loc: ['body', 'credentials', 'secret'], msg: expect.any(String), type: 'string_too_short', ctx: expect.any(Object) });
+    // A missing name echoes the body it is missing from, with the credentials replaced.
+    const nameless = await create(admin, { protocol: 'webhook', direction: 'destination', config: { url: receiver.url }, credentials: { secret: kept } });
+    expect422(nameless, expect.objectContaining({ loc: ['body', 'name'], type: 'missing', input: expect.objectContaining({ credentials: '[redacted]' }) }));
+    for (const res of [tooShort, nameless]) {
+      expect(JSON.stringify(res.body)).not.toContain('tiny-secret');
+      expect(JSON.stringify(res.body)).not.toContain(kept);
+    }
+  });
+
   it('names the exact field per protocol', async () => {
     expect422(await create(admin, { name: 'a', protocol: 'ftp', direction: 'destination', config: {}, credentials: {} }), { loc: ['body', 'protocol'], msg: expect.any(String), type: 'enum', input: 'ftp', ctx: expect.any(Object) });
     expect422(await create(admin, { name: 'a/b', protocol: 'local', direction: 'destination', config: { path: 'x' }, credentials: {} }), expect.objectContaining({ loc: ['body', 'name'], type: 'string_pattern_mismatch' }));

@@ -9,7 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type RequestScope, openRequestScope } from '../../db/request-scope.js';
 import { insertAudit } from '../../domain/audit/audit.repository.js';
-import { redact } from '../../domain/audit/redact.js';
+import { redact } from '../../lib/redact.js';
 import type { App, AppContext } from '../context.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
