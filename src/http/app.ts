@@ -11,6 +11,7 @@ import type { App, AppContext, AppOptions } from './context.js';
 import { registerConsole } from './console.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './error-handler.js';
 import { guardInput } from './input-guard.js';
+import { loggableRequest } from './request-log.js';
 import { boundRequestIntegers } from './safe-integers.js';
 import { registerAudit } from './plugins/audit.js';
 import { enforceDeclaredPermission, registerAuth } from './plugins/auth.js';
@@ -25,6 +26,13 @@ export const API_VERSION = '2.4.3';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** The logger's options with a request serializer that keeps tokens in URLs out of the log. */
+function withLoggableRequests(logger: FastifyServerOptions['logger'] | false): FastifyServerOptions['logger'] {
+  if (!logger) return false;
+  const options = logger === true ? {} : logger;
+  return { ...options, serializers: { ...options.serializers, req: loggableRequest as never } };
+}
+
 export async function buildApp(options: AppOptions, logger: FastifyServerOptions['logger'] | false = false): Promise<App> {
   // A policy service the caller did not pass in is this app's own: it watches for changes made by
   // other processes while the app runs.
@@ -38,7 +46,7 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
     secretBox: options.secretBox ?? SecretBox.fromConfig(options.config),
   };
   const app = Fastify({
-    logger,
+    logger: withLoggableRequests(logger),
     // JSON bodies stay small; uploads go through multipart with their own limit.
     bodyLimit: 2 * 1024 * 1024,
     genReqId: (req) => {
