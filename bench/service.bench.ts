@@ -45,7 +45,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATA = fileURLToPath(new URL('../../shared/data/', import.meta.url));
 const cores = availableParallelism();
 const { values: opts } = parseArgs({
-  options: { 'queue-docs': { type: 'string', default: '1000' }, 'memory-docs': { type: 'string', default: '200' }, seconds: { type: 'string', default: '8' }, 'warm-passes': { type: 'string', default: '3' }, only: { type: 'string' }, 'cpu-profile': { type: 'string' } },
+  options: { 'queue-docs': { type: 'string', default: '1000' }, 'memory-docs': { type: 'string', default: '200' }, seconds: { type: 'string', default: '8' }, 'warm-passes': { type: 'string', default: '3' }, only: { type: 'string' }, 'cpu-profile': { type: 'string' }, 'memory-threads': { type: 'string' } },
   allowPositionals: true,
 });
 const warmPassCount = Math.max(1, Number(opts['warm-passes']));
@@ -707,7 +707,7 @@ function treeRssBytes(pid: number): number | null {
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
-async function memory(serverUrl: string, documents: number) {
+async function memory(serverUrl: string, documents: number, threads: number) {
   const idleSeconds = 10;
   const s = await startService(serverUrl, 0);
   try {
@@ -716,7 +716,7 @@ async function memory(serverUrl: string, documents: number) {
     await Promise.all(Array.from({ length: 8 }, async () => {
       for (let i = next++; i < files.length; i = next++) await upload(s, files[i]!);
     }));
-    const child = workerProcess(s, cores, { QUIRE_PIPELINE_IDLE_SECONDS: String(idleSeconds) });
+    const child = workerProcess(s, threads, { QUIRE_PIPELINE_IDLE_SECONDS: String(idleSeconds) });
     const samples: number[] = [];
     const sampledAt: number[] = [];
     const sampler = setInterval(() => {
@@ -753,12 +753,12 @@ async function memory(serverUrl: string, documents: number) {
         failure_codes: Object.fromEntries(
           (await s.db.selectFrom('jobs').select(['failure_code', (eb) => eb.fn.countAll<number>().as('n')]).where('status', '=', 'failed').groupBy('failure_code').execute()).map((r) => [r.failure_code ?? 'none', Number(r.n)]),
         ),
-        worker_threads: cores,
+        worker_threads: threads,
         // glibc settings from the environment; the worker applies its own for those left null
         // (docs/performance.md, "Worker memory").
         malloc_env: Object.fromEntries(['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_'].map((k) => [k, process.env[k] ?? null])),
         tesseract_backend: findNativeTesseract() ? 'native' : 'wasm',
-        ocr_pages_at_once: Number(process.env.QUIRE_OCR_PAGES_AT_ONCE ?? 0) || defaultOcrPagesAtOnce(cores),
+        ocr_pages_at_once: Number(process.env.QUIRE_OCR_PAGES_AT_ONCE ?? 0) || defaultOcrPagesAtOnce(threads),
         seconds: round(seconds),
         samples: samples.length,
         peak_rss_mb: mib(sorted.at(-1) ?? 0),
@@ -772,7 +772,7 @@ async function memory(serverUrl: string, documents: number) {
         measured_at: new Date().toISOString(),
         load_average_1m: round(loadavg()[0], 2),
       };
-      log(`4. memory: ${documents} mixed documents through one worker (${cores} threads) in ${out.seconds} s: RSS peak ${out.peak_rss_mb} MB, p50 ${out.p50_rss_mb} MB, p90 ${out.p90_rss_mb} MB, at the end ${out.rss_at_end_mb} MB, idle ${out.idle_rss_mb} MB (goal: peak ≤ 800 MB)`);
+      log(`4. memory: ${documents} mixed documents through one worker (${threads} thread${threads === 1 ? '' : 's'}) in ${out.seconds} s: RSS peak ${out.peak_rss_mb} MB, p50 ${out.p50_rss_mb} MB, p90 ${out.p90_rss_mb} MB, at the end ${out.rss_at_end_mb} MB, idle ${out.idle_rss_mb} MB (goal: peak ≤ 800 MB)`);
       log(`   at the highest samples: ${JSON.stringify(atPeak)}`);
       return out;
     } finally {
@@ -796,7 +796,7 @@ async function main() {
   if (wants('throughput')) result.throughput = await throughput(serverUrl);
   if (wants('read')) result.read_path = await readPath(serverUrl, Number(opts.seconds));
   if (wants('queue')) result.queue = await queue(serverUrl, Number(opts['queue-docs']));
-  if (wants('memory')) result.memory = await memory(serverUrl, Number(opts['memory-docs']));
+  if (wants('memory')) result.memory = await memory(serverUrl, Number(opts['memory-docs']), Number(opts['memory-threads'] ?? cores));
   // A shared machine skews every number; the 1-minute load at the end says how much.
   result.machine = { cores, cpu: cpus()[0]?.model, node: process.version, load_average_1m: round(loadavg()[0], 2) };
   const dir = new URL('./results/', import.meta.url);
