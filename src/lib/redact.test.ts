@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redact } from './redact.js';
+import { namesSecret, redact } from './redact.js';
 
 describe('redact', () => {
   it('hides every value whose key names a secret, at any depth', () => {
@@ -21,5 +21,12 @@ describe('redact', () => {
 
   it('shortens very long strings', () => {
     expect(String(redact('x'.repeat(5000))).length).toBeLessThan(2100);
+  });
+
+  it('judges a name by its last words: secrets hidden, counts and ids that mention one kept', () => {
+    const secret = ['password', 'new_password', 'currentPassword', 'token', 'raw_token', 'session_token', 'access_token', 'secret', 'client_secret', 'secret_access_key', 'api_key', 'apiKey', 'x-api-key', 'private_key', 'passphrase', 'credentials', 'Authorization', 'service_account_json'];
+    const kept = ['max_tokens', 'input_tokens', 'forge_monthly_token_quota', 'token_type', 'api_key_id', 'access_key_id', 'validation_pass_rate', 'credential_keys', 'email', 'keys'];
+    expect(secret.filter((k) => !namesSecret(k))).toEqual([]);
+    expect(kept.filter((k) => namesSecret(k))).toEqual([]);
   });
 });

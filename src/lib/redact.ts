@@ -1,9 +1,22 @@
 // Secrets never reach the audit trail or an error answer: any key that names one is replaced,
 // at any depth, and very long values are cut.
-const SECRET_KEY = /pass(word)?|secret|token|credential|api_?key|authorization|private_?key|service_account/i;
+// A name is judged by its last word or two ("new_password", "session_token", "secret_access_key",
+// "x-api-key"), so counts and ids that merely mention one stay readable ("max_tokens",
+// "forge_monthly_token_quota", "api_key_id").
+const SECRET_LAST_WORD = new Set(['password', 'passwd', 'passphrase', 'secret', 'token', 'credential', 'credentials', 'authorization', 'apikey']);
+const SECRET_LAST_TWO = new Set(['api key', 'private key', 'access key', 'secret key']);
 
-/** Whether a field of this name holds a secret (a password, token, key or credentials). */
-export const namesSecret = (key: string): boolean => SECRET_KEY.test(key);
+/** Whether a field of this name holds a secret (a password, token, key, credentials, a service account). */
+export function namesSecret(key: string): boolean {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  const last = words.at(-1) ?? '';
+  if (SECRET_LAST_WORD.has(last) || SECRET_LAST_TWO.has(words.slice(-2).join(' '))) return true;
+  return words.join(' ').includes('service account');
+}
 
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 8) return '[truncated]';
