@@ -2,10 +2,9 @@
 // travel in two kinds of URL: the peek endpoints' path (`/v1/auth/invites/{raw_token}`,
 // `/v1/auth/reset-tokens/{raw_token}`) and the console's invitation and reset links (`?token=`).
 import type { FastifyRequest } from 'fastify';
-import { namesSecret } from '../lib/redact.js';
+import { REDACTED, namesSecret } from '../lib/redact.js';
 
 const TOKEN_IN_PATH = /^(\/v1\/auth\/(?:invites|reset-tokens)\/)[^/?#]+/;
-const REDACTED = '[redacted]';
 
 /** The URL with a path token and every query parameter that names a secret replaced. */
 export function loggableUrl(url: string): string {

@@ -6,6 +6,9 @@
 const SECRET_LAST_WORD = new Set(['password', 'passwd', 'passphrase', 'secret', 'token', 'credential', 'credentials', 'authorization', 'apikey']);
 const SECRET_LAST_TWO = new Set(['api key', 'private key', 'access key', 'secret key']);
 
+/** What stands where a secret was. */
+export const REDACTED = '[redacted]';
+
 /** Whether a field of this name holds a secret (a password, token, key, credentials, a service account). */
 export function namesSecret(key: string): boolean {
   const words = key
@@ -24,7 +27,7 @@ export function redact(value: unknown, depth = 0): unknown {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-      out[key] = namesSecret(key) ? '[redacted]' : redact(inner, depth + 1);
+      out[key] = namesSecret(key) ? REDACTED : redact(inner, depth + 1);
     }
     return out;
   }
