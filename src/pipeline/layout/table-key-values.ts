@@ -39,8 +39,9 @@ export function tableKeyValues(tables: readonly Table[]): KeyValue[] {
       const key = t.cells.find((c) => c.row === r && c.col === 0);
       const value = t.cells.find((c) => c.row === r && c.col === 1);
       if (!key || !value || value.text === '' || !LABEL.test(key.text)) continue;
-      if (numeric && !/\d/.test(value.text) && !/:$/.test(key.text)) continue;
-      out.push({ key: key.text.replace(/\s*:$/, ''), value: value.text, key_bbox: key.bbox, value_bbox: value.bbox, confidence: /:$/.test(key.text) ? 0.75 : 0.5 });
+      const colon = key.text.endsWith(':');
+      if (numeric && !/\d/.test(value.text) && !colon) continue;
+      out.push({ key: key.text.replace(/\s*:$/, ''), value: value.text, key_bbox: key.bbox, value_bbox: value.bbox, confidence: colon ? 0.75 : 0.5 });
     }
   }
   return out;
