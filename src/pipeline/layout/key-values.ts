@@ -45,10 +45,7 @@ function wordKeyValues(textRows: readonly Row[]): KeyValue[] {
   for (const row of rows) for (const pair of checkedBoxes(row)) out.push(pair);
   const inline = rows.flatMap((row) => row.map((p) => ({ phrase: p, pairs: inlinePairs(p) })));
   for (const { pairs } of inline) for (const pair of pairs) out.push(pair);
-  const right: { pair: KeyValue; value: Phrase }[] = [];
-  rows.forEach((row, r) => {
-    if (!startsCaptionBand(rows, r) && !headsValueRow(rows, r)) for (const found of rightPairs(row, inList(rows, r))) right.push(found);
-  });
+  const right = rows.flatMap((row, r) => (startsCaptionBand(rows, r) || headsValueRow(rows, r) ? [] : rightPairs(row, inList(rows, r))));
   for (const { pair } of right) out.push(pair);
   for (const pair of gridKeyValues(rows)) out.push(pair);
   for (const row of rows) for (const p of row) {
