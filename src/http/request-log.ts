@@ -29,11 +29,12 @@ export function loggableUrl(url: string): string {
   return `${path}?${query}`;
 }
 
-/** Fastify's request serializer, with `loggableUrl`. */
+/** Fastify's request serializer, field for field, with `loggableUrl`. */
 export function loggableRequest(request: FastifyRequest) {
   return {
     method: request.method,
     url: loggableUrl(request.url),
+    version: request.headers?.['accept-version'],
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
