@@ -1,4 +1,5 @@
-// `npm run bench -- ocr-memory [--engines paddle|tesseract|both] [--det-max-side N] [--passes N]`:
+// `npm run bench -- ocr-memory [--engines paddle|tesseract|both] [--det-max-side N] [--passes N]
+// [--detector lean|as-exported]`:
 // what reading one scanned page costs in memory, stage by stage, in this process. For each page
 // (two FUNSD forms and two SROIE receipts, read `--passes` times, 2 by default: the second pass is
 // a thread that has read pages before) it resets the process's peak resident memory (`VmHWM`,
@@ -18,7 +19,7 @@ import { dataAvailable, funsdSamples, sroieSamples } from './ocr-data.js';
 import { machineFacts, writeLatest } from './lib/results.js';
 
 const { values: opts } = parseArgs({
-  options: { engines: { type: 'string', default: 'both' }, 'det-max-side': { type: 'string' }, passes: { type: 'string', default: '2' } },
+  options: { engines: { type: 'string', default: 'both' }, 'det-max-side': { type: 'string' }, passes: { type: 'string', default: '2' }, detector: { type: 'string', default: 'lean' } },
   allowPositionals: true,
 });
 if (!dataAvailable()) throw new Error('../shared/data is missing: the bench reads its FUNSD forms and SROIE receipts');
@@ -50,7 +51,8 @@ async function measured(work: () => Promise<unknown>): Promise<Stage> {
 }
 
 const engines = opts.engines!;
-const paddle = new PaddleEngine(opts['det-max-side'] ? { detMaxSide: Number(opts['det-max-side']) } : {});
+const detector = opts.detector === 'as-exported' ? 'as-exported' : 'lean';
+const paddle = new PaddleEngine({ detectorGraph: detector, ...(opts['det-max-side'] ? { detMaxSide: Number(opts['det-max-side']) } : {}) });
 const tesseract = createTesseract();
 const policy = readOcrPolicy({});
 const pick = <T extends { id: string }>(list: T[], ids: string[]) => ids.map((id) => list.find((s) => s.id === id)!);
@@ -81,4 +83,4 @@ const transient = (key: 'preprocess' | 'paddle' | 'tesseract') => {
 const summary = { preprocess: transient('preprocess'), paddle: transient('paddle'), tesseract: transient('tesseract') };
 const end = memory().rss;
 process.stderr.write(`process: ${start} MB at the start, ${end} MB after the engines closed; largest transient ${JSON.stringify(summary)}\n`);
-writeLatest('ocr-memory', { at: new Date().toISOString(), machine: machineFacts(), engines, det_max_side: opts['det-max-side'] ?? 'default', start_mb: start, end_mb: end, summary, pages: rows });
+writeLatest('ocr-memory', { at: new Date().toISOString(), machine: machineFacts(), engines, detector, det_max_side: opts['det-max-side'] ?? 'default', start_mb: start, end_mb: end, summary, pages: rows });
