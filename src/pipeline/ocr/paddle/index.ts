@@ -10,13 +10,13 @@ import sharp from 'sharp';
 import { OcrError } from '../errors.js';
 import type { PixelEngine, ReadOptions } from '../engine.js';
 import { charWeightedConfidence, joinWords } from '../geometry.js';
-import { contentBox } from '../content-box.js';
+import { contentBox, type PixelRect } from '../content-box.js';
 import { calibrated } from '../confidence.js';
 import { Serial } from '../serial.js';
 import type { BBox, OcrLine, OcrWord, PixelPage, RasterImage } from '../types.js';
 import { REC_HEIGHT, cropInto, readingQuad, recWidth } from './crop.js';
 import { DB_DEFAULTS, type DbOptions, type Point, type Quad, dbPostprocess } from './db-postprocess.js';
-import { leanGraph } from './lean-graph.js';
+import { type DetectorGraph, detectorModel } from './detector-graph.js';
 import { ctcGreedy, inkColumns, latinMask, restoreSpaces, splitWords } from './decode.js';
 import { loadCharset, paddleModelFiles } from './models.js';
 
@@ -29,11 +29,11 @@ export interface PaddleOptions {
   recBatch?: number;
   db?: Partial<DbOptions>;
   /**
-   * The detector's graph as paddle2onnx exported it, or rewritten into fewer operations
-   * (lean-graph.ts: the same output, less memory and time). Lean unless set; the other is for
-   * side-by-side measurement.
+   * The detector's graph (detector-graph.ts): the float graph rewritten into fewer operations
+   * (`lean`, the default: the same output as exported), its neck and head in 8 bits (`int8`), or
+   * as paddle2onnx exported it; the other two are for side-by-side measurement.
    */
-  detectorGraph?: 'lean' | 'as-exported';
+  detectorGraph?: DetectorGraph;
 }
 
 interface Sessions {
@@ -56,7 +56,7 @@ export class PaddleEngine implements PixelEngine {
   private readonly detMaxSide: number;
   private readonly recBatch: number;
   private readonly db: DbOptions;
-  private readonly detectorGraph: 'lean' | 'as-exported';
+  private readonly detectorGraph: DetectorGraph;
 
   constructor(opts: PaddleOptions = {}) {
     this.threads = Math.min(2, Math.max(1, Math.floor(opts.threads ?? 1)));
@@ -136,7 +136,7 @@ export class PaddleEngine implements PixelEngine {
         // memory goes back after each page (measured: same speed, much lower resting RSS).
         enableCpuMemArena: false,
       };
-      const detector = this.detectorGraph === 'lean' ? leanGraph(await readFile(files.detection)).bytes : await readFile(files.detection);
+      const detector = detectorModel(await readFile(files.detection), this.detectorGraph);
       // The recogniser sees a new input width with nearly every line, and a memory pattern is
       // planned and kept for each: measured, 30–50 MB less kept without them, at the same speed.
       const recognition = { ...options, enableMemPattern: false };
@@ -151,29 +151,8 @@ export class PaddleEngine implements PixelEngine {
   }
 
   private async detect(s: Sessions, raster: RasterImage, maxSide = this.detMaxSide): Promise<Quad[]> {
-    // Detect on the inked part only: a receipt photographed on a wide white margin keeps its
-    // text large in the detector's input instead of shrinking it with the margin.
-    const [cx, cy, cw, ch] = await contentBox(raster);
-    const scale = Math.min(1, maxSide / Math.max(cw, ch));
-    const dw = Math.max(32, Math.round((cw * scale) / 32) * 32);
-    const dh = Math.max(32, Math.round((ch * scale) / 32) * 32);
-    const rgb = await sharp(raster.data, { raw: { width: raster.width, height: raster.height, channels: raster.channels } })
-      .extract({ left: cx, top: cy, width: cw, height: ch })
-      .resize(dw, dh, { fit: 'fill', kernel: 'linear' })
-      .toColourspace('srgb')
-      .removeAlpha()
-      .raw()
-      .toBuffer();
-    const plane = dw * dh;
-    const input = new Float32Array(3 * plane);
-    // ImageNet mean/std on BGR channels, as PaddleOCR's NormalizeImage applies them to cv2 images.
-    const mean = [0.485, 0.456, 0.406];
-    const std = [0.229, 0.224, 0.225];
-    for (let i = 0; i < plane; i++) {
-      input[i] = (rgb[i * 3 + 2] / 255 - mean[0]) / std[0];
-      input[i + plane] = (rgb[i * 3 + 1] / 255 - mean[1]) / std[1];
-      input[i + 2 * plane] = (rgb[i * 3] / 255 - mean[2]) / std[2];
-    }
+    const { data: input, width: dw, height: dh, box } = await detectorInput(raster, maxSide);
+    const [cx, cy, cw, ch] = box;
     const feeds = { [s.det.inputNames[0]]: new ort.Tensor('float32', input, [1, 3, dh, dw]) };
     const out = await nativeCall(() => s.det.run(feeds));
     const prob = out[s.det.outputNames[0]];
@@ -239,6 +218,38 @@ export class PaddleEngine implements PixelEngine {
       await (await loaded?.cls?.catch(() => undefined))?.release();
     });
   }
+}
+
+/**
+ * The detector's input for a page: its inked part (a receipt photographed on a wide white margin
+ * keeps its text large instead of shrinking it with the margin), scaled so its longest side is at
+ * most `maxSide` (sides in multiples of 32), as ImageNet-normalised BGR planes; `box` is the inked
+ * part [x, y, width, height] in the page's pixels.
+ */
+export async function detectorInput(raster: RasterImage, maxSide: number): Promise<{ data: Float32Array; width: number; height: number; box: PixelRect }> {
+  const box = await contentBox(raster);
+  const [, , cw, ch] = box;
+  const scale = Math.min(1, maxSide / Math.max(cw, ch));
+  const dw = Math.max(32, Math.round((cw * scale) / 32) * 32);
+  const dh = Math.max(32, Math.round((ch * scale) / 32) * 32);
+  const rgb = await sharp(raster.data, { raw: { width: raster.width, height: raster.height, channels: raster.channels } })
+    .extract({ left: box[0], top: box[1], width: cw, height: ch })
+    .resize(dw, dh, { fit: 'fill', kernel: 'linear' })
+    .toColourspace('srgb')
+    .removeAlpha()
+    .raw()
+    .toBuffer();
+  const plane = dw * dh;
+  const data = new Float32Array(3 * plane);
+  // ImageNet mean/std on BGR channels, as PaddleOCR's NormalizeImage applies them to cv2 images.
+  const mean = [0.485, 0.456, 0.406];
+  const std = [0.229, 0.224, 0.225];
+  for (let i = 0; i < plane; i++) {
+    data[i] = (rgb[i * 3 + 2] / 255 - mean[0]) / std[0];
+    data[i + plane] = (rgb[i * 3 + 1] / 255 - mean[1]) / std[1];
+    data[i + 2 * plane] = (rgb[i * 3] / 255 - mean[2]) / std[2];
+  }
+  return { data, width: dw, height: dh, box };
 }
 
 /** Axis-aligned box of the part of the quad between fractions `from` and `to` of its width. */
