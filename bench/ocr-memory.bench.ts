@@ -1,5 +1,5 @@
 // `npm run bench -- ocr-memory [--engines paddle|tesseract|both] [--det-max-side N] [--passes N]
-// [--detector int8|lean|as-exported]`:
+// [--detector lean|as-exported]`:
 // what reading one scanned page costs in memory, stage by stage, in this process. For each page
 // (two FUNSD forms and two SROIE receipts, read `--passes` times, 2 by default: the second pass is
 // a thread that has read pages before) it resets the process's peak resident memory (`VmHWM`,
@@ -19,7 +19,7 @@ import { dataAvailable, funsdSamples, sroieSamples } from './ocr-data.js';
 import { machineFacts, writeLatest } from './lib/results.js';
 
 const { values: opts } = parseArgs({
-  options: { engines: { type: 'string', default: 'both' }, 'det-max-side': { type: 'string' }, passes: { type: 'string', default: '2' }, detector: { type: 'string', default: 'int8' } },
+  options: { engines: { type: 'string', default: 'both' }, 'det-max-side': { type: 'string' }, passes: { type: 'string', default: '2' }, detector: { type: 'string', default: 'lean' } },
   allowPositionals: true,
 });
 if (!dataAvailable()) throw new Error('../shared/data is missing: the bench reads its FUNSD forms and SROIE receipts');
@@ -51,7 +51,7 @@ async function measured(work: () => Promise<unknown>): Promise<Stage> {
 }
 
 const engines = opts.engines!;
-const detector = (['int8', 'lean', 'as-exported'] as const).find((d) => d === opts.detector) ?? 'int8';
+const detector = opts.detector === 'as-exported' ? 'as-exported' : 'lean';
 const paddle = new PaddleEngine({ detectorGraph: detector, ...(opts['det-max-side'] ? { detMaxSide: Number(opts['det-max-side']) } : {}) });
 const tesseract = createTesseract();
 const policy = readOcrPolicy({});

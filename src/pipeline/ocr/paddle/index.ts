@@ -16,7 +16,7 @@ import { Serial } from '../serial.js';
 import type { BBox, OcrLine, OcrWord, PixelPage, RasterImage } from '../types.js';
 import { REC_HEIGHT, cropInto, readingQuad, recWidth } from './crop.js';
 import { DB_DEFAULTS, type DbOptions, type Point, type Quad, dbPostprocess } from './db-postprocess.js';
-import { type DetectorGraph, detectorModel } from './detector-graph.js';
+import { leanGraph } from './lean-graph.js';
 import { ctcGreedy, inkColumns, latinMask, restoreSpaces, splitWords } from './decode.js';
 import { loadCharset, paddleModelFiles } from './models.js';
 
@@ -29,11 +29,11 @@ export interface PaddleOptions {
   recBatch?: number;
   db?: Partial<DbOptions>;
   /**
-   * The detector's graph (detector-graph.ts): the float graph rewritten into fewer operations
-   * (`lean`, the default: the same output as exported), its neck and head in 8 bits (`int8`), or
-   * as paddle2onnx exported it; the other two are for side-by-side measurement.
+   * The detector's graph as paddle2onnx exported it, or rewritten into fewer operations
+   * (lean-graph.ts: the same output, less memory and time). Lean unless set; the other is for
+   * side-by-side measurement.
    */
-  detectorGraph?: DetectorGraph;
+  detectorGraph?: 'lean' | 'as-exported';
 }
 
 interface Sessions {
@@ -56,7 +56,7 @@ export class PaddleEngine implements PixelEngine {
   private readonly detMaxSide: number;
   private readonly recBatch: number;
   private readonly db: DbOptions;
-  private readonly detectorGraph: DetectorGraph;
+  private readonly detectorGraph: 'lean' | 'as-exported';
 
   constructor(opts: PaddleOptions = {}) {
     this.threads = Math.min(2, Math.max(1, Math.floor(opts.threads ?? 1)));
@@ -136,7 +136,8 @@ export class PaddleEngine implements PixelEngine {
         // memory goes back after each page (measured: same speed, much lower resting RSS).
         enableCpuMemArena: false,
       };
-      const detector = detectorModel(await readFile(files.detection), this.detectorGraph);
+      const exported = await readFile(files.detection);
+      const detector = this.detectorGraph === 'lean' ? leanGraph(exported).bytes : exported;
       // The recogniser sees a new input width with nearly every line, and a memory pattern is
       // planned and kept for each: measured, 30–50 MB less kept without them, at the same speed.
       const recognition = { ...options, enableMemPattern: false };
@@ -226,7 +227,7 @@ export class PaddleEngine implements PixelEngine {
  * most `maxSide` (sides in multiples of 32), as ImageNet-normalised BGR planes; `box` is the inked
  * part [x, y, width, height] in the page's pixels.
  */
-export async function detectorInput(raster: RasterImage, maxSide: number): Promise<{ data: Float32Array; width: number; height: number; box: PixelRect }> {
+async function detectorInput(raster: RasterImage, maxSide: number): Promise<{ data: Float32Array; width: number; height: number; box: PixelRect }> {
   const box = await contentBox(raster);
   const [, , cw, ch] = box;
   const scale = Math.min(1, maxSide / Math.max(cw, ch));

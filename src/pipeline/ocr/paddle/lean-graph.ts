@@ -17,7 +17,7 @@ export interface LeanGraphReport {
 }
 
 /** HardSwish is an ONNX operator from opset 14; the model's other operators mean the same there. */
-export const LEAN_OPSET = 14;
+const LEAN_OPSET = 14;
 
 /** Rewrites a serialised ONNX model; returns the new bytes and what was done. */
 export function leanGraph(bytes: Uint8Array): { bytes: Uint8Array; report: LeanGraphReport } {
@@ -26,8 +26,8 @@ export function leanGraph(bytes: Uint8Array): { bytes: Uint8Array; report: LeanG
   return { bytes: graph.encode(LEAN_OPSET), report };
 }
 
-/** Applies the rewrites to an open graph (which must then be encoded at LEAN_OPSET or above). */
-export function makeLean(graph: OnnxGraph): LeanGraphReport {
+/** Applies the rewrites to an open graph (to be encoded at LEAN_OPSET or above). */
+function makeLean(graph: OnnxGraph): LeanGraphReport {
   const nodesBefore = graph.nodes.length;
   const rewrites = {
     batch_norm_into_conv: foldBatchNormIntoConv(graph),

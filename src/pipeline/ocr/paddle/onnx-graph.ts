@@ -1,6 +1,6 @@
 // An ONNX model's graph, open for rewriting: its nodes in order, its float constants decoded
-// (initialisers and Constant nodes alike), and the lookups the rewrites need. lean-graph.ts and
-// int8-graph.ts rewrite the paddle detector with it before onnxruntime loads the bytes.
+// (initialisers and Constant nodes alike), and the lookups the rewrites need. lean-graph.ts
+// rewrites the paddle detector with it before onnxruntime loads the bytes.
 import onnxProto, { type onnx as Onnx } from 'onnx-proto';
 
 // A CommonJS module: its namespace is a property of the default export.
@@ -57,11 +57,6 @@ export class OnnxGraph {
     return onnx.ModelProto.encode(this.model).finish();
   }
 
-  /** Every node output also a graph output: what calibration reads. */
-  exposeAllOutputs(): void {
-    this.graph.output = this.nodes.flatMap((n) => n.output ?? []).map((name) => ({ name, type: { tensorType: { elemType: DataType.FLOAT } } }));
-  }
-
   /** The nodes of a type, each passed over once an earlier rewrite removed it. */
   *ofType(opType: string): Generator<Node> {
     for (const node of this.nodes.filter((n) => n.opType === opType)) if (this.nodes.includes(node)) yield node;
@@ -105,14 +100,6 @@ export class OnnxGraph {
     return name;
   }
 
-  /** A new constant of an integer type (INT8, UINT8, INT32); returns its name. */
-  integerConstant(kind: 'int8' | 'uint8' | 'int32', dims: number[], data: Int8Array | Uint8Array | Int32Array): string {
-    const name = `quire/${this.fresh++}`;
-    const type = { int8: DataType.INT8, uint8: DataType.UINT8, int32: DataType.INT32 }[kind];
-    this.otherInitializers.push(tensorProto(name, dims, type, data));
-    return name;
-  }
-
   remove(...nodes: Node[]): void {
     this.nodes = this.nodes.filter((n) => !nodes.includes(n));
   }
@@ -138,7 +125,7 @@ export class OnnxGraph {
   }
 }
 
-function tensorProto(name: string, dims: number[], dataType: number, data: Float32Array | Int8Array | Uint8Array | Int32Array): Onnx.ITensorProto {
+function tensorProto(name: string, dims: number[], dataType: number, data: Float32Array): Onnx.ITensorProto {
   return { name, dims, dataType, rawData: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
 }
 
