@@ -51,7 +51,8 @@ async function measured(work: () => Promise<unknown>): Promise<Stage> {
 }
 
 const engines = opts.engines!;
-const detector = opts.detector === 'as-exported' ? 'as-exported' : 'lean';
+const detector = opts.detector;
+if (detector !== 'lean' && detector !== 'as-exported') throw new Error(`--detector is lean or as-exported, not "${detector}"`);
 const paddle = new PaddleEngine({ detectorGraph: detector, ...(opts['det-max-side'] ? { detMaxSide: Number(opts['det-max-side']) } : {}) });
 const tesseract = createTesseract();
 const policy = readOcrPolicy({});

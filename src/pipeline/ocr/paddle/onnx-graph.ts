@@ -13,7 +13,7 @@ export interface FloatTensor {
 }
 
 const DataType = onnx.TensorProto.DataType;
-export const asNumber = (v: number | { toNumber(): number } | null | undefined): number => (v == null ? 0 : typeof v === 'number' ? v : v.toNumber());
+const asNumber = (v: number | { toNumber(): number } | null | undefined): number => (v == null ? 0 : typeof v === 'number' ? v : v.toNumber());
 
 export class OnnxGraph {
   nodes: Node[];
