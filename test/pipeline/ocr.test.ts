@@ -21,7 +21,8 @@ import { MAX_ENGINE_PIXELS, preprocess, type Prepared } from '../../src/pipeline
 import { mergeByRegion, selectOcr } from '../../src/pipeline/ocr/select.js';
 import { createTesseract, findNativeTesseract } from '../../src/pipeline/ocr/tesseract/index.js';
 import { resolveLanguages } from '../../src/pipeline/ocr/tesseract/languages.js';
-import { RECYCLE_AFTER_PIXELS, TesseractWasm } from '../../src/pipeline/ocr/tesseract/tesseract-wasm.js';
+import { bandsOf } from '../../src/pipeline/ocr/tesseract/bands.js';
+import { BAND_PIXELS, RECYCLE_AFTER_PIXELS, TesseractWasm } from '../../src/pipeline/ocr/tesseract/tesseract-wasm.js';
 import { parseTsv } from '../../src/pipeline/ocr/tesseract/tsv.js';
 import type { OcrLine, OcrPage, PixelPage, RasterImage } from '../../src/pipeline/ocr/types.js';
 
@@ -270,7 +271,8 @@ describe.runIf(dataAvailable())('OCR on real scans', () => {
   it(
     'tesseract.js ends its worker after a page past the recycling size, and starts a new one for the next page',
     async () => {
-      const wasm = new TesseractWasm();
+      // Pages read whole: in bands (the default) no band of this page reaches the size.
+      const wasm = new TesseractWasm({ bandPixels: Infinity });
       try {
         const small = (await decodeImage(readFileSync(phototest.file))).raster;
         await wasm.read(small, { languages: ['eng'], dpi: 200 });
@@ -283,6 +285,32 @@ describe.runIf(dataAvailable())('OCR on real scans', () => {
         expect(wasm.started).toBe(false);
         const again = await wasm.read(small, { languages: ['eng'], dpi: 200 });
         expect(again.lines.length).toBeGreaterThan(3);
+        expect(wasm.started).toBe(true);
+      } finally {
+        await wasm.close();
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    'tesseract.js reads a page past the band size in bands cut between its lines, and keeps its worker',
+    async () => {
+      const wasm = new TesseractWasm();
+      try {
+        const small = (await decodeImage(readFileSync(phototest.file))).raster;
+        const k = Math.ceil(Math.sqrt((2.5 * BAND_PIXELS) / (small.width * small.height)));
+        const large = (await decodeImage(await sharp(readFileSync(phototest.file)).resize(small.width * k, small.height * k).png().toBuffer())).raster;
+        const bands = bandsOf(large, BAND_PIXELS);
+        expect(bands.length).toBeGreaterThanOrEqual(3);
+        const read = await wasm.read(large, { languages: ['eng'], dpi: 200 * k });
+        expect(cer(readingOrderText(read.lines), phototest.truth)).toBeLessThan(0.06);
+        // Boxes in the whole page's pixels, and no line across a cut.
+        for (const line of read.lines) {
+          expect(line.bbox[3]).toBeLessThanOrEqual(large.height);
+          for (const b of bands.slice(1)) expect(line.bbox[1] < b.top && line.bbox[3] > b.top).toBe(false);
+        }
+        expect(read.lines.at(-1)!.bbox[1]).toBeGreaterThan(bands.at(-1)!.top);
         expect(wasm.started).toBe(true);
       } finally {
         await wasm.close();

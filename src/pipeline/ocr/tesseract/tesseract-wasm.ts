@@ -9,6 +9,7 @@ import type { PixelEngine, ReadOptions } from '../engine.js';
 import { toPng } from '../image.js';
 import { Serial } from '../serial.js';
 import type { PixelPage, RasterImage } from '../types.js';
+import { bandRaster, bandsOf, joinBands } from './bands.js';
 import { nativeTessdataDir, resolveLanguages } from './languages.js';
 import { parseTsv } from './tsv.js';
 
@@ -20,6 +21,17 @@ import { parseTsv } from './tsv.js';
  */
 export const RECYCLE_AFTER_PIXELS = 6_000_000;
 
+/**
+ * A page larger than this is read in horizontal bands of at most this many pixels, cut between
+ * text lines (bands.ts), so the worker's memory grows by what a band needs, not a whole page.
+ */
+export const BAND_PIXELS = 3_000_000;
+
+export interface TesseractWasmOptions {
+  /** Largest band read at once; `Infinity` reads every page whole. */
+  bandPixels?: number;
+}
+
 export class TesseractWasm implements PixelEngine {
   readonly name = 'tesseract' as const;
   readonly backend = 'tesseract.js';
@@ -27,6 +39,11 @@ export class TesseractWasm implements PixelEngine {
   private loaded = '';
   private readonly serial = new Serial();
   private lastError = '';
+  private readonly bandPixels: number;
+
+  constructor(opts: TesseractWasmOptions = {}) {
+    this.bandPixels = opts.bandPixels ?? BAND_PIXELS;
+  }
 
   read(raster: RasterImage, opts: ReadOptions): Promise<PixelPage> {
     const languages = resolveLanguages(opts.languages);
@@ -40,14 +57,19 @@ export class TesseractWasm implements PixelEngine {
         // box warnings still print: tesseract.js has no switch for them.)
         debug_file: '/dev/null',
       });
+      const bands = bandsOf(raster, this.bandPixels);
       try {
-        const png = await toPng(raster);
-        const { data } = await worker.recognize(png, {}, { text: false, tsv: true });
-        return parseTsv(data.tsv ?? '', raster.width, raster.height);
+        const readings = [];
+        for (const band of bands) {
+          const part = bandRaster(raster, band);
+          const { data } = await worker.recognize(await toPng(part), {}, { text: false, tsv: true });
+          readings.push({ band, page: parseTsv(data.tsv ?? '', part.width, part.height) });
+        }
+        return joinBands(raster.width, raster.height, readings);
       } catch (err) {
         throw new OcrError('ocr_engine_failed', `tesseract.js failed to read the page: ${String(err)} ${this.lastError}`.trim());
       } finally {
-        if (raster.width * raster.height > RECYCLE_AFTER_PIXELS) await this.close();
+        if (Math.max(...bands.map((b) => b.bottom - b.top)) * raster.width > RECYCLE_AFTER_PIXELS) await this.close();
       }
     });
   }
