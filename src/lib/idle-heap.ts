@@ -5,8 +5,13 @@
 // hours, so what a busy spell grew the young generation to stays resident. One collection at the
 // start of the quiet spell closes the busy interval; a second, six seconds later, sees a quiet one
 // and shrinks the young generation.
+//
+// Also one collection on demand, before work whose memory peaks: garbage with large native
+// backing stores (page rasters, tensors) is freed only when V8 next collects, and would otherwise
+// sit under that peak.
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { releaseFreedNativeMemory } from './native-heap.js';
 
 let gc: (() => void) | null | undefined;
 
@@ -31,5 +36,17 @@ export async function collectIdleGarbage(quietMs = QUIET_INTERVAL_MS): Promise<b
   gc();
   await new Promise<void>((resolve) => setTimeout(resolve, quietMs).unref());
   gc();
+  return true;
+}
+
+/**
+ * One full collection now, then the C allocator's free pages handed back; false where no
+ * collection can be run. A few tens of milliseconds on a pipeline thread's heap.
+ */
+export function collectGarbageNow(): boolean {
+  gc ??= bind();
+  if (!gc) return false;
+  gc();
+  releaseFreedNativeMemory();
   return true;
 }

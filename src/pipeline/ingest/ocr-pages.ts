@@ -6,6 +6,7 @@
 // (ocr/page-permits.ts), each under a time limit. A page that overruns it or whose engine fails is kept
 // as `ocr_failed` and the document's other pages are not lost; only when no page of the document
 // yields any text does the run fail with `ocr_failed`, naming the page(s) and why.
+import { collectGarbageNow } from '../../lib/idle-heap.js';
 import type { PageSource } from '../canonical/model.js';
 import {
   type OcrDecision,
@@ -290,10 +291,18 @@ async function takeOcrPagePermit(signal: AbortSignal | undefined): Promise<() =>
   throw new Error('the OCR page permit was refused without an abort');
 }
 
-/** Runs `read` within the page time limit; its permit goes back when the reading settles, also one abandoned. */
+/**
+ * Runs `read` within the page time limit; its permit goes back when the reading settles, also one
+ * abandoned. The page's rasters and tensors are garbage by then: collected before the permit goes
+ * to the next page, they are not under that page's peak.
+ */
 function readWithinLimit<T>(read: () => Promise<T>, release: () => void, limitMs: number, signal: AbortSignal | undefined): Promise<T> {
   const reading = read();
-  void reading.then(release, release);
+  const settled = () => {
+    collectGarbageNow();
+    release();
+  };
+  void reading.then(settled, settled);
   return withinLimit(reading, limitMs, signal);
 }
 

@@ -4,6 +4,7 @@
 // Engines are created lazily once per worker (module state is per worker thread in Node) and
 // reused for every page; `closeOcrEngines()` frees them when the worker stops. Call `ocrPage`
 // from the pipeline's worker-thread pool: preprocessing and box decoding are synchronous JS.
+import { collectGarbageNow } from '../../lib/idle-heap.js';
 import { asOcrEngine, type PixelEngine } from './engine.js';
 import { charWeightedConfidence, toPagePoints, pointsPerPixel } from './geometry.js';
 import { decodeImage } from './image.js';
@@ -90,11 +91,18 @@ function isOcrPolicy(p: unknown): p is OcrPolicy {
 export async function ocrPage(image: OcrImage, opts: OcrPageOptions = {}): Promise<OcrPageResult> {
   const policy = isOcrPolicy(opts.policy) ? opts.policy : readOcrPolicy(opts.policy ?? {});
   const languages = resolveLanguages(opts.languages?.length ? opts.languages : policy.languages);
+  // Reading a page peaks at a few hundred MB for a few seconds (preprocessing's rasters, then the
+  // detector's feature maps). Garbage with native backing stores, left by the work before it and
+  // then by preprocessing, is freed only when V8 next collects: collected first, it is not under
+  // that peak (about 140 MB lower on the page bench, docs/performance.md). Tens of milliseconds
+  // against the seconds a page takes.
+  collectGarbageNow();
   const { raster, density } = await decodeImage(image);
   const [kx0, ky0] = pointsPerPixel(raster.width, raster.height, opts, density);
   const dpi0 = opts.dpi ?? density ?? 72 / kx0;
   const paddle = pixelEngine('paddle');
   const prepared = await preprocess(raster, policy.preprocessing, paddle instanceof PaddleEngine ? paddle : undefined);
+  collectGarbageNow();
   const dpi = dpi0 * prepared.upscale;
   const local = () =>
     selectOcr({
