@@ -135,13 +135,16 @@ export class PaddleEngine implements PixelEngine {
         // The arena keeps the largest page's buffers for the life of the session; without it the
         // memory goes back after each page (measured: same speed, much lower resting RSS).
         enableCpuMemArena: false,
+        // No memory patterns (one block planned per input shape, allocated whole for each run and
+        // kept planned for the session). The recogniser sees a new input width with nearly every
+        // line: 30–50 MB less kept without them, at the same speed. The detector's tensors, each
+        // allocated when needed, peak 35–60 MB lower on a page for about 5 % more detection time
+        // (docs/performance.md, "Worker memory").
+        enableMemPattern: false,
       };
       const exported = await readFile(files.detection);
       const detector = this.detectorGraph === 'lean' ? leanGraph(exported).bytes : exported;
-      // The recogniser sees a new input width with nearly every line, and a memory pattern is
-      // planned and kept for each: measured, 30–50 MB less kept without them, at the same speed.
-      const recognition = { ...options, enableMemPattern: false };
-      const [det, rec] = [await nativeCall(() => ort.InferenceSession.create(detector, options)), await nativeCall(() => ort.InferenceSession.create(files.recognition, recognition))];
+      const [det, rec] = [await nativeCall(() => ort.InferenceSession.create(detector, options)), await nativeCall(() => ort.InferenceSession.create(files.recognition, options))];
       const charset = loadCharset(files.dictionary);
       return { det, rec, charset, latin: latinMask(charset), clsPath: files.classifier, options };
     })().catch((err: unknown) => {
