@@ -4,11 +4,13 @@
 // (two FUNSD forms and two SROIE receipts, read `--passes` times, 2 by default: the second pass is
 // a thread that has read pages before) it resets the process's peak resident memory (`VmHWM`,
 // through /proc/self/clear_refs) before each stage and reads it after: preprocessing (with the
-// paddle detector's orientation check), paddle, tesseract. A stage's transient is its peak less
+// paddle detector's orientation check), tesseract, paddle (in the order confidence_based reads
+// them, with garbage collected where ocrPage collects it). A stage's transient is its peak less
 // the resident memory before it. Linux only. The glibc allocator is tuned as a worker tunes it.
 // Writes bench/results/ocr-memory-latest.json. The service bench's part 4 measures a whole worker.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { collectGarbageNow } from '../src/lib/idle-heap.js';
 import { tuneNativeAllocator } from '../src/lib/native-heap.js';
 import { decodeImage } from '../src/pipeline/ocr/image.js';
 import { PaddleEngine } from '../src/pipeline/ocr/paddle/index.js';
@@ -63,12 +65,16 @@ const start = memory().rss;
 const rows: { page: string; pass: number; pixels: string; preprocess: Stage; paddle?: Stage; tesseract?: Stage }[] = [];
 for (let pass = 1; pass <= Number(opts.passes); pass++) {
   for (const sample of pages) {
+    // Garbage collected where ocrPage collects it: before decoding and after preprocessing.
+    collectGarbageNow();
     const { raster } = await decodeImage(readFileSync(sample.file));
     let prepared!: Awaited<ReturnType<typeof preprocess>>;
     const pre = await measured(async () => (prepared = await preprocess(raster, policy.preprocessing, paddle)));
+    collectGarbageNow();
     const row: (typeof rows)[number] = { page: `${sample.set}/${sample.id}`, pass, pixels: `${prepared.paddle.width}×${prepared.paddle.height}`, preprocess: pre };
-    if (engines !== 'tesseract') row.paddle = await measured(() => paddle.read(prepared.paddle, { languages: ['eng'] }));
+    // In the order confidence_based reads them.
     if (engines !== 'paddle') row.tesseract = await measured(() => tesseract.read(prepared.tesseract, { languages: ['eng'] }));
+    if (engines !== 'tesseract') row.paddle = await measured(() => paddle.read(prepared.paddle, { languages: ['eng'] }));
     rows.push(row);
     const stage = (name: string, s?: Stage) => (s ? `  ${name} +${s.peak_mb - s.before_mb} MB (peak ${s.peak_mb}, after ${s.after_mb}, ${s.ms} ms)` : '');
     process.stderr.write(`pass ${pass} ${row.page} ${row.pixels}: before ${pre.before_mb} MB${stage('preprocess', pre)}${stage('paddle', row.paddle)}${stage('tesseract', row.tesseract)}\n`);

@@ -280,8 +280,14 @@ describe.runIf(dataAvailable())('OCR on real scans', () => {
         const first = await reading;
         expect(first.lines.length).toBeGreaterThan(3);
         expect(wasm.started).toBe(false);
-        // A new worker for the next page reads it the same.
+        // A new worker for the next page reads it the same, and its thread has exited by the
+        // time the page is returned (its memory handed back before the next engine reads): no
+        // thread is left to end afterwards.
+        const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]);
         const again = await wasm.read(small, { languages: ['eng'], dpi: 200 });
+        const returned = threads();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(threads()).toBe(returned);
         expect(readingOrderText(again.lines)).toBe(readingOrderText(first.lines));
         expect(wasm.started).toBe(false);
       } finally {
