@@ -4,6 +4,7 @@
 // `errorHandler` is set because without one tesseract.js throws from its message handler and
 // takes the process down.
 import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Worker as Thread } from 'node:worker_threads';
 import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
 import { releaseFreedNativeMemory } from '../../../lib/native-heap.js';
@@ -23,6 +24,9 @@ import { parseTsv } from './tsv.js';
  * (measured: 50 MB more after a 1-megapixel image, 150 MB after 8, 270 MB after 15).
  */
 export const BAND_PIXELS = 3_000_000;
+
+/** How long a close waits for the worker's thread to exit (it takes about 20 ms). */
+const EXIT_WAIT_MS = 5_000;
 
 export interface TesseractWasmOptions {
   /** Largest band read at once; `Infinity` reads every page whole. */
@@ -120,7 +124,8 @@ export class TesseractWasm implements PixelEngine {
     // The thread's memory goes back once it has exited: its WebAssembly memory at once, what it
     // left in the C allocator's arenas when they are trimmed. Read before the paddle detector's
     // peak on the same page, about 40–90 MB lower under it (docs/performance.md).
-    await exited;
+    // Bounded: should another thread ever be taken for this worker's, a close must not hang on it.
+    await Promise.race([exited, delay(EXIT_WAIT_MS, undefined, { ref: false })]);
     releaseFreedNativeMemory();
   }
 }
