@@ -21,11 +21,10 @@ const INK = 128;
 export function bandsOf(r: RasterImage, maxPixels: number): Band[] {
   const maxRows = Math.max(MIN_BAND_ROWS, Math.floor(maxPixels / r.width));
   if (r.height <= maxRows) return [{ top: 0, bottom: r.height }];
-  const ink = inkPerRow(r);
   const bands: Band[] = [];
   let top = 0;
   while (r.height - top > maxRows) {
-    const cut = blankestCut(ink, top + Math.floor(maxRows * SEARCH_FROM), top + maxRows, r.width);
+    const cut = blankestCut(r, top + Math.floor(maxRows * SEARCH_FROM), top + maxRows);
     bands.push({ top, bottom: cut });
     top = cut;
   }
@@ -56,10 +55,11 @@ export function joinBands(width: number, height: number, readings: { band: Band;
 
 const shifted = ([x0, y0, x1, y1]: OcrLine['bbox'], dy: number): OcrLine['bbox'] => [x0, y0 + dy, x1, y1 + dy];
 
-function inkPerRow(r: RasterImage): Uint32Array {
-  const ink = new Uint32Array(r.height);
+/** How many pixels of each row in [from, to) are ink; only the rows a cut is looked for in. */
+function inkPerRow(r: RasterImage, from: number, to: number): Uint32Array {
+  const ink = new Uint32Array(to - from);
   const { data, width, channels } = r;
-  for (let y = 0; y < r.height; y++) {
+  for (let y = from; y < to; y++) {
     let n = 0;
     const row = y * width * channels;
     if (channels === 1) {
@@ -69,7 +69,7 @@ function inkPerRow(r: RasterImage): Uint32Array {
         if (data[i]! * 77 + data[i + 1]! * 150 + data[i + 2]! * 29 < INK << 8) n++;
       }
     }
-    ink[y] = n;
+    ink[y - from] = n;
   }
   return ink;
 }
@@ -79,14 +79,15 @@ function inkPerRow(r: RasterImage): Uint32Array {
  * the emptiest row's (a blank line between text lines; on a ruled form, rows crossed only by the
  * rules). The later run wins a tie, which keeps bands large.
  */
-function blankestCut(ink: Uint32Array, from: number, to: number, width: number): number {
+function blankestCut(r: RasterImage, from: number, to: number): number {
+  const ink = inkPerRow(r, from, to);
   let least = Infinity;
-  for (let y = from; y < to; y++) least = Math.min(least, ink[y]!);
-  const limit = least + Math.max(2, Math.round(width * 0.002));
+  for (const n of ink) least = Math.min(least, n);
+  const limit = least + Math.max(2, Math.round(r.width * 0.002));
   let best = { start: to - 1, length: 0 };
   let start = -1;
   for (let y = from; y <= to; y++) {
-    const blank = y < to && ink[y]! <= limit;
+    const blank = y < to && ink[y - from]! <= limit;
     if (blank && start < 0) start = y;
     if (!blank && start >= 0) {
       if (y - start >= best.length) best = { start, length: y - start };

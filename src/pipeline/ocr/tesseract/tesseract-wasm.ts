@@ -122,9 +122,9 @@ export class TesseractWasm implements PixelEngine {
     if (!w) return;
     await (await w.catch(() => undefined))?.terminate();
     // The thread's memory goes back once it has exited: its WebAssembly memory at once, what it
-    // left in the C allocator's arenas when they are trimmed. Read before the paddle detector's
-    // peak on the same page, about 40–90 MB lower under it (docs/performance.md).
-    // Bounded: should another thread ever be taken for this worker's, a close must not hang on it.
+    // left in the C allocator's arenas when they are trimmed. Tesseract reads a page before paddle
+    // does, so that is 40–90 MB off the detector's peak (docs/performance.md). The wait is
+    // bounded: should another thread ever be taken for this worker's, a close must not hang on it.
     await Promise.race([exited, delay(EXIT_WAIT_MS, undefined, { ref: false })]);
     releaseFreedNativeMemory();
   }
