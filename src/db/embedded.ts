@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { oneOffClient } from './one-off-client.js';
 import { ServerKeeper, pidAlive } from './server-keeper.js';
 
 export interface EmbeddedServer {
@@ -134,7 +135,7 @@ async function waitForConnection(url: string, deadlineMs: number, exited: () => 
   while (Date.now() < deadline) {
     const reason = exited();
     if (reason) throw new Error(`embedded PostgreSQL exited during start: ${reason}`);
-    const client = new pg.Client({ connectionString: url });
+    const client = oneOffClient(url);
     try {
       await client.connect();
       await client.query('SELECT 1');
@@ -252,7 +253,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
 }
 
 async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
+  const client = oneOffClient(adminUrl);
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);

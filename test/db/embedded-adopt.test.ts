@@ -5,10 +5,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/db/embedded.js';
+import { oneOffClient } from '../../src/db/one-off-client.js';
 import { waitFor } from '../helpers/documents.js';
 
 const log = pino({ level: 'silent' });
@@ -35,7 +35,7 @@ async function startOwner(): Promise<ChildProcess> {
 }
 
 async function answers(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url });
+  const client = oneOffClient(url);
   try {
     await client.connect();
     await client.query('SELECT 1');
