@@ -112,10 +112,23 @@ export async function appendIterationNote(db: Db, job: ForgeJobRow, workerId: st
     .execute();
 }
 
+export const ABORTED_MESSAGE = 'Aborted at your request.';
+
+/**
+ * Ends a running job, while the lease is held. An abort requested after the run's last checkpoint
+ * still wins: the caller was told the job would stop, so it ends `aborted`, not with its result.
+ */
 export async function settleForgeJob(db: Db, job: ForgeJobRow, workerId: string, status: ForgeStatus, failureMessage: string | null = null): Promise<boolean> {
   const row = await db
     .updateTable('forge_jobs')
-    .set({ status, failure_message: failureMessage, lease_owner: null, lease_expires_at: null, finished_at: sql`now()`, updated_at: sql`now()` })
+    .set({
+      status: sql<ForgeStatus>`CASE WHEN abort_requested THEN 'aborted' ELSE ${status}::text END`,
+      failure_message: sql`CASE WHEN abort_requested THEN ${ABORTED_MESSAGE}::text ELSE ${failureMessage}::text END`,
+      lease_owner: null,
+      lease_expires_at: null,
+      finished_at: sql`now()`,
+      updated_at: sql`now()`,
+    })
     .where('id', '=', job.id)
     .where('lease_owner', '=', workerId)
     .where('status', '=', 'running')

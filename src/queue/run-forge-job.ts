@@ -13,7 +13,7 @@ import { DeterministicProposer } from '../pipeline/forge/deterministic.js';
 import type { ForgeProposer } from '../pipeline/forge/proposer.js';
 import { type ForgeLimitsIn, type ForgeRunResult, runForge } from '../pipeline/forge/run-forge.js';
 import type { ForgeSample } from '../pipeline/forge/score.js';
-import { appendIterationNote, forgeHeartbeat, recordIteration, settleForgeJob } from './forge-lease.js';
+import { ABORTED_MESSAGE, appendIterationNote, forgeHeartbeat, recordIteration, settleForgeJob } from './forge-lease.js';
 
 export interface ForgeRunDeps {
   db: Db;
@@ -98,7 +98,7 @@ export async function runForgeJob(deps: ForgeRunDeps, job: ForgeJobRow, workerId
     // A model call cut short by the worker shutting down is a shutdown, not the job's failure.
     const err = !(caught instanceof Stop) && shutdown.aborted ? new Stop('shutdown') : caught;
     if (err instanceof Stop) {
-      if (err.why === 'aborted') await settleForgeJob(db, job, workerId, 'aborted', 'Aborted at your request.');
+      if (err.why === 'aborted') await settleForgeJob(db, job, workerId, 'aborted', ABORTED_MESSAGE);
       else if (err.why === 'shutdown') {
         // Back to the queue without counting the attempt: another worker picks it up.
         await db.updateTable('forge_jobs').set({ status: 'queued', lease_owner: null, lease_expires_at: null, attempts: job.attempts - 1 }).where('id', '=', job.id).where('lease_owner', '=', workerId).where('status', '=', 'running').execute();

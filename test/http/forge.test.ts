@@ -1,7 +1,9 @@
 // The template forge through the API: sample jobs of one invoice layout (generated from a real
 // one, test/helpers/orlen-family.ts) with expected outputs, forged by in-process workers,
 // promoted, and the promoted template run on other invoices of that layout.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ABORTED_MESSAGE, settleForgeJob } from '../../src/queue/forge-lease.js';
 import { upload, waitFor, waitForJob } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
 import { type OrlenInvoice, orlenFamily } from '../helpers/orlen-family.js';
@@ -129,6 +131,26 @@ describe('abort, kill switch and limits', () => {
     const again = await h.request('POST', `/v1/templates/forge/jobs/${res.body.id}/abort`, { token: member });
     expect(again.status).toBe(409);
     expect((await h.request('POST', `/v1/templates/forge/jobs/${res.body.id}/abort`, { token: other })).status).toBe(404);
+  });
+
+  it('an abort that lands after the run\'s last checkpoint still ends the job aborted, not with its result', async () => {
+    const res = await submit({ sample_job_ids: [samples[0]!.job_id], max_iterations: 1 });
+    const finished = await forgeJob(res.body.id, ['succeeded', 'failed', 'aborted']);
+    // The same job as a run sees it just before its settle: running under this lease, and aborted
+    // by a request that came after the last checkpoint had read the flag.
+    const holdAsRunning = (abortRequested: boolean) =>
+      h.db.updateTable('forge_jobs')
+        .set({ status: 'running', lease_owner: 'w-settle', lease_expires_at: sql`now() + interval '1 minute'`, finished_at: null, failure_message: null, abort_requested: abortRequested })
+        .where('id', '=', finished.id).returningAll().executeTakeFirstOrThrow();
+    const stored = () => h.request('GET', `/v1/templates/forge/jobs/${finished.id}`, { token: member }).then((r) => r.body);
+
+    expect(await settleForgeJob(h.db, await holdAsRunning(true), 'w-settle', 'succeeded')).toBe(true);
+    expect(await stored()).toMatchObject({ status: 'aborted', failure_message: ABORTED_MESSAGE });
+    expect(await settleForgeJob(h.db, await holdAsRunning(true), 'w-settle', 'failed', 'No candidate.')).toBe(true);
+    expect(await stored()).toMatchObject({ status: 'aborted', failure_message: ABORTED_MESSAGE });
+    // Without an abort the run's own outcome stands.
+    expect(await settleForgeJob(h.db, await holdAsRunning(false), 'w-settle', 'failed', 'No candidate.')).toBe(true);
+    expect(await stored()).toMatchObject({ status: 'failed', failure_message: 'No candidate.' });
   });
 
   it('forge_enabled false refuses new forge jobs', async () => {
