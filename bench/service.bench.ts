@@ -99,8 +99,10 @@ async function startService(serverUrl: string, workerCount: number): Promise<Ser
   await admin(serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
   const url = withDatabase(serverUrl, name);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'quire-bench-'));
-  const config: Config = { ...loadConfig({}), dataDir, adminEmail: 'bench-admin@bench.test', adminPassword: randomBytes(12).toString('hex') };
-  const db = createDb(url, 20);
+  // QUIRE_DB_PREPARED_STATEMENTS=0 measures the service without prepared statements.
+  const { dbPreparedStatements } = loadConfig(process.env);
+  const config: Config = { ...loadConfig({}), dbPreparedStatements, dataDir, adminEmail: 'bench-admin@bench.test', adminPassword: randomBytes(12).toString('hex') };
+  const db = createDb(url, 20, { preparedStatements: dbPreparedStatements });
   await migrateToLatest(db);
   const quiet = pino({ level: 'silent' });
   await bootstrapPlatform(db, config, quiet);

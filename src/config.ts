@@ -11,6 +11,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** Whether the hottest statements run as named, server-side prepared statements. */
+  dbPreparedStatements: boolean;
   blobUrl: string | null;
   redisUrl: string | null;
   /** Prefix of every Redis key Quire writes (several deployments or test runs can share one Redis). */
@@ -74,6 +76,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'HOST', default: '127.0.0.1', description: 'HTTP bind address (0.0.0.0 to listen on every interface)' },
   { name: 'QUIRE_DATA_DIR', default: './.quire', description: 'embedded database, blobs and the generated secret key' },
   { name: 'DATABASE_URL', default: '(unset: embedded PostgreSQL)', description: 'PostgreSQL 15+ connection string' },
+  { name: 'QUIRE_DB_PREPARED_STATEMENTS', default: '1', description: 'run the hottest statements (claim, settle, the job read) as server-side prepared statements, planned once per connection; 0 behind a pooler that cannot carry them (PgBouncer before 1.21 in transaction mode)' },
   { name: 'QUIRE_BLOB_URL', default: '(unset: local disk)', description: 's3://bucket/prefix for S3-compatible blob storage' },
   { name: 'REDIS_URL', default: '(unset: in-process)', description: 'Redis for shared rate-limit counters' },
   { name: 'QUIRE_REDIS_PREFIX', default: 'quire:', description: 'prefix of every Redis key Quire writes' },
@@ -134,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: text(env, 'HOST') ?? '127.0.0.1',
     dataDir: path.resolve(text(env, 'QUIRE_DATA_DIR') ?? './.quire'),
     databaseUrl: text(env, 'DATABASE_URL'),
+    dbPreparedStatements: env.QUIRE_DB_PREPARED_STATEMENTS ? flag(env, 'QUIRE_DB_PREPARED_STATEMENTS') : true,
     blobUrl: text(env, 'QUIRE_BLOB_URL'),
     redisUrl: text(env, 'REDIS_URL'),
     redisKeyPrefix: text(env, 'QUIRE_REDIS_PREFIX') ?? 'quire:',

@@ -14,7 +14,7 @@ export interface DatabaseHandle {
 export async function openDatabase(config: Config, log: Logger, options: { migrate: boolean }): Promise<DatabaseHandle> {
   const embedded = config.databaseUrl ? null : await startEmbeddedPostgres(config.dataDir, log);
   const url = config.databaseUrl ?? embedded!.url;
-  const db = createDb(url);
+  const db = createDb(url, undefined, { preparedStatements: config.dbPreparedStatements });
   try {
     if (options.migrate) {
       const applied = await migrateToLatest(db);

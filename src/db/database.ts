@@ -2,6 +2,7 @@
 import { Kysely, Migrator, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
+import { PreparingClient } from './prepared-statements.js';
 import { scopedDialect } from './request-scope.js';
 import type { Database } from './schema.js';
 
@@ -14,8 +15,12 @@ pg.types.setTypeParser(20, (value) => Number(value));
 /** The pg pool behind each Db, for the few callers that need a raw client (LISTEN). */
 const pools = new WeakMap<Db, pg.Pool>();
 
-export function createDb(url: string, maxConnections = 10): Db {
-  const pool = new pg.Pool({ connectionString: url, max: maxConnections });
+/**
+ * `preparedStatements: false` runs every statement unnamed, for a pooler that cannot carry named
+ * statements between its server connections (PgBouncer before 1.21 in transaction mode).
+ */
+export function createDb(url: string, maxConnections = 10, options: { preparedStatements?: boolean } = {}): Db {
+  const pool = new pg.Pool({ connectionString: url, max: maxConnections, ...(options.preparedStatements === false ? {} : { Client: PreparingClient }) });
   // An idle client that loses its server (database restart) must not crash the process.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: scopedDialect(new PostgresDialect({ pool })) });

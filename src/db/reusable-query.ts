@@ -2,6 +2,7 @@
 // nested subqueries (immutable operation trees, cloned at every step) costs more CPU than the
 // database spends answering a key lookup, so the hottest reads build theirs once per process.
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { keepPrepared } from './prepared-statements.js';
 
 const MARK = '\u0000quire-param:';
 
@@ -26,6 +27,7 @@ export class ReusableQuery<Values extends Record<string, unknown>, Row> {
 
   private compile(db: Kysely<any>): CompiledQuery<Row> {
     const compiled = this.build(db, (name) => `${MARK}${name}`).compile();
+    keepPrepared(compiled.sql);
     this.slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(MARK) ? { name: p.slice(MARK.length) } : { value: p }));
     return compiled;
   }

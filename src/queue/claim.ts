@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Job } from '../db/documents-schema.js';
 import { noFlushWait } from '../db/no-flush-wait.js';
+import { executePrepared } from '../db/prepared-statements.js';
 
 /**
  * Claims up to `max` jobs, in queue order, but only one unless at least `deepAt` jobs are due:
@@ -20,7 +21,9 @@ export async function claimJobs(db: Db, workerId: string, leaseSeconds: number, 
       ? sql`1`
       : sql`(SELECT CASE WHEN count(*) >= ${deepAt}::int THEN ${max}::int ELSE 1 END
                FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND run_after <= now() LIMIT ${deepAt}::int) due)`;
-  const { rows } = await sql<Job>`
+  const { rows } = await executePrepared(
+    db,
+    sql<Job>`
     WITH picked AS MATERIALIZED (
       SELECT id FROM jobs
        WHERE status = 'queued' AND run_after <= now()
@@ -54,7 +57,8 @@ export async function claimJobs(db: Db, workerId: string, leaseSeconds: number, 
              updated_at = now()
         FROM per_batch c
        WHERE b.id = c.batch_id AND b.tenant_id = c.tenant_id AND b.counts ? 'total')
-    SELECT * FROM claimed ORDER BY priority, created_at, id`.execute(db);
+    SELECT * FROM claimed ORDER BY priority, created_at, id`,
+  );
   return rows;
 }
 

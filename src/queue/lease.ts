@@ -9,6 +9,7 @@ import { recordEvent } from '../domain/documents/jobs.repository.js';
 import { openReview } from '../domain/reviews/reviews.repository.js';
 import { newId } from '../lib/ids.js';
 import { noFlushWait } from '../db/no-flush-wait.js';
+import { executePrepared } from '../db/prepared-statements.js';
 import { notifyQueued } from './notify.js';
 
 export interface HeartbeatAnswer {
@@ -18,7 +19,7 @@ export interface HeartbeatAnswer {
 
 /** A heartbeat's commit does not wait for the WAL flush: one lost in a database crash only shortens the lease. */
 export async function heartbeat(db: Db, jobId: string, workerId: string, leaseSeconds: number, pagesProcessed: number | null): Promise<HeartbeatAnswer> {
-  const row = await db
+  const { rows } = await executePrepared(db, db
     .updateTable('jobs')
     .set({
       lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})`,
@@ -29,8 +30,8 @@ export async function heartbeat(db: Db, jobId: string, workerId: string, leaseSe
     .where('lease_owner', '=', workerId)
     .where('status', '=', 'processing')
     .where(noFlushWait)
-    .returning('cancel_requested')
-    .executeTakeFirst();
+    .returning('cancel_requested'));
+  const row = rows[0];
   return { held: !!row, cancelRequested: row?.cancel_requested ?? false };
 }
 
@@ -60,12 +61,12 @@ export interface Outcome {
  * whether a cancel was requested.
  */
 export async function heartbeatClaimed(db: Db, jobs: Pick<Job, 'id' | 'lease_owner'>[], leaseSeconds: number): Promise<Map<string, boolean>> {
-  const { rows } = await sql<{ id: string; cancel_requested: boolean }>`
+  const { rows } = await executePrepared(db, sql<{ id: string; cancel_requested: boolean }>`
     UPDATE jobs j
        SET lease_expires_at = now() + make_interval(secs => ${leaseSeconds}), heartbeat_at = now()
       FROM unnest(${jobs.map((w) => w.id)}::text[], ${jobs.map((w) => w.lease_owner)}::text[]) AS w(id, owner)
      WHERE j.id = w.id AND j.lease_owner = w.owner AND j.status = 'processing' AND ${noFlushWait}
-    RETURNING j.id, j.cancel_requested`.execute(db);
+    RETURNING j.id, j.cancel_requested`);
   return new Map(rows.map((r) => [r.id, r.cancel_requested]));
 }
 
@@ -109,7 +110,7 @@ async function settleWrites(db: Db | Tx, job: Job, workerId: string, outcome: Ou
   const replace = outcome.artifacts !== undefined;
   const added = (outcome.artifacts ?? []).map(({ render, ...a }) => ({ ...a, render: render ?? null, id: newId('art') }));
   const detail = JSON.stringify(outcome.failure_code ? { failure_code: outcome.failure_code } : {});
-  const { rows } = await sql<{ id: string; deleted_at: Date | null }>`
+  const { rows } = await executePrepared(db, sql<{ id: string; deleted_at: Date | null }>`
     WITH settled AS (${guardedUpdate(db, job, workerId, values)}),
     event AS (
       INSERT INTO job_events (tenant_id, job_id, kind, from_status, to_status, attempt, worker, detail)
@@ -122,7 +123,7 @@ async function settleWrites(db: Db | Tx, job: Job, workerId: string, outcome: Ou
       SELECT a.id, ${job.tenant_id}, s.id, a.kind, a.page_number, a.filename, a.content_type, a.size_bytes, a.sha256, a.render
         FROM settled s, jsonb_to_recordset(${JSON.stringify(added)}::jsonb)
              AS a(id text, kind text, page_number int, filename text, content_type text, size_bytes bigint, sha256 text, render jsonb))
-    SELECT id, deleted_at FROM settled`.execute(db);
+    SELECT id, deleted_at FROM settled`);
   return rows[0];
 }
 

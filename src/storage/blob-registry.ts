@@ -9,6 +9,7 @@
 // that wrote it is lost with it, unanswered); unless the same content is registered again,
 // nothing refers to that file, and sweepOrphanFiles removes it.
 import { createHash } from 'node:crypto';
+import { executePrepared } from '../db/prepared-statements.js';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { noFlushWait } from '../db/no-flush-wait.js';
@@ -31,12 +32,15 @@ const TOUCH_AGAIN_AFTER_SECONDS = 60;
 async function registerBlobs(db: Db, blobs: { sha256: string; size: number }[]): Promise<void> {
   const rows = [...new Map(blobs.map((b) => [b.sha256, { sha256: b.sha256, size_bytes: b.size }])).values()];
   if (!rows.length) return;
-  await sql`
+  await executePrepared(
+    db,
+    sql`
     INSERT INTO blobs (sha256, size_bytes)
     SELECT b.sha256, b.size_bytes FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS b(sha256 text, size_bytes bigint)
      WHERE ${noFlushWait}
     ON CONFLICT (sha256) DO UPDATE SET touched_at = now()
-     WHERE blobs.touched_at < now() - make_interval(secs => ${TOUCH_AGAIN_AFTER_SECONDS})`.execute(db);
+     WHERE blobs.touched_at < now() - make_interval(secs => ${TOUCH_AGAIN_AFTER_SECONDS})`,
+  );
 }
 
 export async function registerBlob(db: Db, sha256: string, size: number): Promise<void> {

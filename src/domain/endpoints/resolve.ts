@@ -1,6 +1,7 @@
 // Which endpoint a tenant's work uses, with its credentials opened: the one place the model path,
 // the remote OCR engine and the mailer ask. Results hold secrets: never log or return them.
 import type { Db, Tx } from '../../db/database.js';
+import { executePrepared } from '../../db/prepared-statements.js';
 import type { ForgeEndpointRow, InfraEndpointRow, InfraScope, InfraType } from '../../db/endpoints-schema.js';
 import { sealingContext } from '../../db/sealed-columns.js';
 import type { SecretBox } from '../../lib/secret-box.js';
@@ -48,10 +49,10 @@ export async function tenantOverridesEnabled(db: Db | Tx, tenantId: string): Pro
 /** The row in effect for a tenant: its own override when allowed and present, else the platform's. */
 export async function effectiveInfraRow(db: Db | Tx, tenantId: string, type: InfraType): Promise<InfraEndpointRow | null> {
   if (await tenantOverridesEnabled(db, tenantId)) {
-    const own = await db.selectFrom('infra_endpoints').selectAll().where('scope', '=', 'tenant').where('tenant_id', '=', tenantId).where('endpoint_type', '=', type).executeTakeFirst();
+    const [own] = (await executePrepared(db, db.selectFrom('infra_endpoints').selectAll().where('scope', '=', 'tenant').where('tenant_id', '=', tenantId).where('endpoint_type', '=', type))).rows;
     if (own) return own;
   }
-  const platform = await db.selectFrom('infra_endpoints').selectAll().where('scope', '=', 'platform').where('endpoint_type', '=', type).executeTakeFirst();
+  const [platform] = (await executePrepared(db, db.selectFrom('infra_endpoints').selectAll().where('scope', '=', 'platform').where('endpoint_type', '=', type))).rows;
   return platform ?? null;
 }
 

@@ -2,17 +2,18 @@
 // through a transaction that first bumps the counter: the row lock serialises policy writers
 // (so "old" values in the audit are exact) and the new version tells other processes to refresh.
 import { sql } from 'kysely';
+import { executePrepared } from '../../db/prepared-statements.js';
 import type { Db, Tx } from '../../db/database.js';
 import type { PolicyValues } from './policy.registry.js';
 import { knownValues } from './policy.resolve.js';
 
 export async function findTenantValues(db: Db | Tx, tenantId: string): Promise<PolicyValues> {
-  const row = await db.selectFrom('tenant_policies').select('values').where('tenant_id', '=', tenantId).executeTakeFirst();
+  const [row] = (await executePrepared(db, db.selectFrom('tenant_policies').select('values').where('tenant_id', '=', tenantId))).rows;
   return knownValues(row?.values);
 }
 
 export async function findPlatformOverrides(db: Db | Tx): Promise<{ values: PolicyValues; updatedAt: Date | null }> {
-  const rows = await db.selectFrom('platform_defaults').select(['name', 'value', 'updated_at']).execute();
+  const { rows } = await executePrepared(db, db.selectFrom('platform_defaults').select(['name', 'value', 'updated_at']));
   const values = knownValues(Object.fromEntries(rows.map((r) => [r.name, r.value])));
   const updatedAt = rows.reduce<Date | null>((latest, r) => (latest && latest > r.updated_at ? latest : r.updated_at), null);
   return { values, updatedAt };
@@ -23,9 +24,12 @@ export async function findPlatformOverrides(db: Db | Tx): Promise<{ values: Poli
  * starts (one round trip instead of two).
  */
 export async function findPolicyLayers(db: Db | Tx, tenantId: string): Promise<{ platform: PolicyValues; tenant: PolicyValues }> {
-  const { rows } = await sql<{ platform: Record<string, unknown> | null; tenant: Record<string, unknown> | null }>`
+  const { rows } = await executePrepared(
+    db,
+    sql<{ platform: Record<string, unknown> | null; tenant: Record<string, unknown> | null }>`
     SELECT (SELECT jsonb_object_agg(name, value) FROM platform_defaults) AS platform,
-           (SELECT values FROM tenant_policies WHERE tenant_id = ${tenantId}) AS tenant`.execute(db);
+           (SELECT values FROM tenant_policies WHERE tenant_id = ${tenantId}) AS tenant`,
+  );
   return { platform: knownValues(rows[0]?.platform), tenant: knownValues(rows[0]?.tenant) };
 }
 
