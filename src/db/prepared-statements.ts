@@ -35,22 +35,30 @@ export async function executePrepared<R>(db: Kysely<any>, query: Compilable<R> |
 
 type Connection = { parsedStatements: Record<string, string> };
 
+/** PostgreSQL's answer when a table under a prepared statement changed its result's columns (a migration). */
+const RESULT_TYPE_CHANGED = '0A000';
+
 /**
  * The pg client the pool hands out: a registered text goes out as a named statement, parsed and
  * planned once per connection. pg remembers what each connection has prepared and sends only
  * Bind and Execute after the first time.
  */
 export class PreparingClient extends pg.Client {
+  /** Texts whose statement went stale on this connection (a migration changed its columns), and how often. */
+  private readonly renamed = new Map<string, number>();
+
   override query(config: unknown, values?: unknown, callback?: unknown): any {
-    if (typeof config === 'string') {
-      const name = names.get(config);
-      const prepared = (this as unknown as { connection: Connection }).connection.parsedStatements;
-      if (name && (name in prepared || Object.keys(prepared).length < MAX_PER_CONNECTION)) {
-        const cb = typeof values === 'function' ? values : callback;
-        const vals = typeof values === 'function' ? undefined : values;
-        return (super.query as (...args: unknown[]) => unknown)({ name, text: config, values: vals }, ...(cb ? [cb] : []));
-      }
-    }
-    return (super.query as (...args: unknown[]) => unknown)(config, values, callback);
+    const run = super.query as (...args: unknown[]) => unknown;
+    if (typeof config !== 'string' || typeof values === 'function' || callback !== undefined) return run.call(this, config, values, callback);
+    const registered = names.get(config);
+    const prepared = (this as unknown as { connection: Connection }).connection.parsedStatements;
+    const generation = this.renamed.get(config);
+    const name = registered && (generation ? `${registered}_${generation}` : registered);
+    if (!name || (!(name in prepared) && Object.keys(prepared).length >= MAX_PER_CONNECTION)) return run.call(this, config, values);
+    return (run.call(this, { name, text: config, values }) as Promise<unknown>).catch((err: { code?: string }) => {
+      // The statement fails once on this connection; its next run prepares it again under a new name.
+      if (err?.code === RESULT_TYPE_CHANGED) this.renamed.set(config, (generation ?? 0) + 1);
+      throw err;
+    });
   }
 }

@@ -66,8 +66,9 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
   });
 
   // An empty body with a JSON content type means "no body" (optional-body actions), not an error.
+  // PATCH bodies are JSON merge patches (RFC 7396), so their own media type is read as JSON too.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     try {

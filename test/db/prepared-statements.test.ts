@@ -1,5 +1,6 @@
 // Registered statements run as named prepared statements, planned once per connection; the rest
-// stay unnamed; a connection keeps a bounded number; and the switch turns them all off.
+// stay unnamed; a connection keeps a bounded number, and prepares a statement again after a
+// migration changed its columns; and the switch turns them all off.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, createDb } from '../../src/db/database.js';
@@ -49,6 +50,19 @@ describe('prepared statements', () => {
       expect(rows[0]!.n).toBe(k * 1001);
     }
     expect((await preparedOnSession(db)).length).toBe(100);
+  });
+
+  it('prepares a statement again once a migration changed the columns it answers', async () => {
+    const db = oneConnection();
+    await sql`CREATE TABLE prepared_probe (id int PRIMARY KEY)`.execute(h.db);
+    await sql`INSERT INTO prepared_probe VALUES (1)`.execute(h.db);
+    const everything = () => executePrepared(db, sql<Record<string, unknown>>`SELECT * FROM prepared_probe WHERE id = ${1}`);
+    expect((await everything()).rows).toEqual([{ id: 1 }]);
+    await sql`ALTER TABLE prepared_probe ADD COLUMN note text DEFAULT 'added'`.execute(h.db);
+    // PostgreSQL refuses the prepared statement once; the next run prepares it afresh.
+    await expect(everything()).rejects.toMatchObject({ code: '0A000' });
+    expect((await everything()).rows).toEqual([{ id: 1, note: 'added' }]);
+    expect((await everything()).rows).toEqual([{ id: 1, note: 'added' }]);
   });
 
   it('prepares nothing when turned off', async () => {

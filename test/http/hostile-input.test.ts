@@ -142,6 +142,14 @@ describe('malformed requests', () => {
     expect(res.body).toMatchObject({ code: 'unsupported_media_type' });
   });
 
+  it('reads a PATCH sent as application/merge-patch+json (RFC 7396) as JSON', async () => {
+    const res = await h.request('PATCH', '/v1/account/profile', { token: member, raw: JSON.stringify({ display_name: 'Merge Patch' }), headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.display_name).toBe('Merge Patch');
+    const broken = await h.request('PATCH', '/v1/account/profile', { token: member, raw: '{"display_name":', headers: { 'content-type': 'application/merge-patch+json' } });
+    expect(broken.status).toBe(422);
+  });
+
   it('answers an over-long path parameter in the error shape', async () => {
     const res = await h.request('GET', `/v1/documents/${'x'.repeat(300)}`, { token: member });
     expect(res.status).toBe(414);
