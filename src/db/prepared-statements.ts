@@ -35,7 +35,10 @@ export async function executePrepared<R>(db: Kysely<any>, query: Compilable<R> |
 
 type Connection = { parsedStatements: Record<string, string> };
 
-/** PostgreSQL's answer when a table under a prepared statement changed its result's columns (a migration). */
+/**
+ * feature_not_supported: among others, what PostgreSQL answers ("cached plan must not change
+ * result type") when a table under a prepared statement changed its result's columns (a migration).
+ */
 const RESULT_TYPE_CHANGED = '0A000';
 
 /**

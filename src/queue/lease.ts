@@ -19,7 +19,7 @@ export interface HeartbeatAnswer {
 
 /** A heartbeat's commit does not wait for the WAL flush: one lost in a database crash only shortens the lease. */
 export async function heartbeat(db: Db, jobId: string, workerId: string, leaseSeconds: number, pagesProcessed: number | null): Promise<HeartbeatAnswer> {
-  const { rows } = await executePrepared(db, db
+  const update = db
     .updateTable('jobs')
     .set({
       lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})`,
@@ -30,8 +30,8 @@ export async function heartbeat(db: Db, jobId: string, workerId: string, leaseSe
     .where('lease_owner', '=', workerId)
     .where('status', '=', 'processing')
     .where(noFlushWait)
-    .returning('cancel_requested'));
-  const row = rows[0];
+    .returning('cancel_requested');
+  const [row] = (await executePrepared(db, update)).rows;
   return { held: !!row, cancelRequested: row?.cancel_requested ?? false };
 }
 
