@@ -17,7 +17,8 @@ export interface JobModels {
   guard: GuardOptions;
 }
 
-export type JobModelResolver = (tenantId: string, options: { judge: boolean }) => Promise<JobModels>;
+/** `judge`: judge mode is on; `overridesEnabled`: the tenant's `tenant_infra_overrides_enabled` in the policy the job runs under. */
+export type JobModelResolver = (tenantId: string, options: { judge: boolean; overridesEnabled: boolean }) => Promise<JobModels>;
 
 /** A client for an endpoint; a configuration no client can be built from fails the job with model_error. */
 export function clientFor(endpoint: ModelEndpointConfig, guard: GuardOptions): ModelClient {
@@ -31,10 +32,10 @@ export function clientFor(endpoint: ModelEndpointConfig, guard: GuardOptions): M
 export function jobModelResolver(db: Db, config: Config): JobModelResolver {
   let box: SecretBox | null = null;
   const guard = guardOptionsFromConfig(config);
-  return async (tenantId, { judge }) => {
+  return async (tenantId, { judge, overridesEnabled }) => {
     box ??= SecretBox.fromConfig(config);
-    const vlm = await resolveInfraEndpoint(db, box, tenantId, 'vlm');
+    const vlm = await resolveInfraEndpoint(db, box, tenantId, 'vlm', overridesEnabled);
     if (!vlm) return { vlm: null, judge: null, guard };
-    return { vlm, judge: judge ? await resolveInfraEndpoint(db, box, tenantId, 'judge') : null, guard };
+    return { vlm, judge: judge ? await resolveInfraEndpoint(db, box, tenantId, 'judge', overridesEnabled) : null, guard };
   };
 }

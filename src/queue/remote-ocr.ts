@@ -8,10 +8,11 @@ import type { RemoteOcrOptions } from '../pipeline/ocr/remote/engine.js';
 
 const boxes = new WeakMap<Config, SecretBox>();
 
-export async function remoteOcrFor(db: Db, config: Config, tenantId: string): Promise<RemoteOcrOptions | null> {
+/** `overridesEnabled`: the tenant's `tenant_infra_overrides_enabled`, from the policy the job runs under. */
+export async function remoteOcrFor(db: Db, config: Config, tenantId: string, overridesEnabled: boolean): Promise<RemoteOcrOptions | null> {
   let box = boxes.get(config);
   if (!box) boxes.set(config, (box = SecretBox.fromConfig(config)));
-  const endpoint = await resolveInfraEndpoint(db, box, tenantId, 'ocr');
+  const endpoint = await resolveInfraEndpoint(db, box, tenantId, 'ocr', overridesEnabled);
   if (!endpoint) return null;
   return {
     endpoint: { base_url: endpoint.base_url, api_key: endpoint.api_key, timeout_seconds: endpoint.timeout_seconds },

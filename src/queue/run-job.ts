@@ -142,15 +142,20 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     let judgeCanonical: CanonicalJson | null = null;
     let canonicalText: string | null = null;
     // One fresh read at job start: the whole run uses the policy in force now, never a stale cache.
-    // The tenant's remote OCR endpoint is looked up and the upload read from the blob store at the
-    // same time: one wait for all three. A re-extraction reads its stored canonical output instead.
+    // The upload is read from the blob store meanwhile. The tenant's endpoints (remote OCR, models)
+    // follow from that same policy (whether the tenant's own endpoints count), one statement each.
+    // A re-extraction reads its stored canonical output instead of the upload.
     const upload = job.run_kind === 'reextract' ? null : deps.blobs.readAll(job.sha256);
     // Read whatever happens next, so a failed read never goes unhandled while the policy is awaited.
     upload?.catch(() => undefined);
-    const [policy, remoteOcr] = await Promise.all([deps.policy.current(job.tenant_id), remoteOcrFor(db, config, job.tenant_id)]);
-    let imagesOfRun: { pageNumber: number; png: Uint8Array }[] = [];
+    const policy = await deps.policy.current(job.tenant_id);
+    const overridesEnabled = policy.tenant_infra_overrides_enabled === true;
     // The tenant's model endpoints: a judge endpoint makes the OCR second reading unnecessary.
-    const models = deps.models && job.processing_mode === 'extraction' ? await deps.models(job.tenant_id, { judge: policy.judge_mode_enabled }) : null;
+    const [remoteOcr, models] = await Promise.all([
+      remoteOcrFor(db, config, job.tenant_id, overridesEnabled),
+      deps.models && job.processing_mode === 'extraction' ? deps.models(job.tenant_id, { judge: policy.judge_mode_enabled, overridesEnabled }) : null,
+    ]);
+    let imagesOfRun: { pageNumber: number; png: Uint8Array }[] = [];
     const stored = job.run_kind === 'reextract' ? await findCanonicalArtifact(db, job.tenant_id, job.id) : undefined;
     if (stored) {
       canonical = JSON.parse((await deps.blobs.readAll(stored.sha256!)).toString('utf8')) as CanonicalJson;

@@ -66,6 +66,21 @@ describe('resolveInfraEndpoint', () => {
     expect((await resolveInfraEndpoint(h.db, box, 'acme', 'vlm'))?.model).toBe('claude-platform');
   });
 
+  it('takes the overrides flag from a policy the caller already read, in one statement', async () => {
+    // A tenant row only: the platform has no judge endpoint.
+    await putInfra('judge', 'acme', { backend: 'custom_url', model: 'judge-own', base_url: 'http://127.0.0.1:9/v1', aws_region: null, gcp_project: null, gcp_region: null, timeout_seconds: 30, max_retries: 1, price_per_mtok: null }, { api_key: 'sk-judge' });
+    await allowOverrides('acme', false);
+    // The caller's flag wins over the stored policy: it is the snapshot the job runs under.
+    expect((await resolveInfraEndpoint(h.db, box, 'acme', 'judge', true))?.model).toBe('judge-own');
+    expect(await resolveInfraEndpoint(h.db, box, 'acme', 'judge', false)).toBeNull();
+    expect(await resolveInfraEndpoint(h.db, box, 'acme', 'judge')).toBeNull();
+    // With both rows, the tenant's own comes first when allowed, the platform's otherwise; never another tenant's.
+    await putInfra('judge', null, { backend: 'anthropic', model: 'judge-platform', base_url: null, aws_region: null, gcp_project: null, gcp_region: null, timeout_seconds: 30, max_retries: 1, price_per_mtok: null }, { api_key: 'sk-p' });
+    expect((await resolveInfraEndpoint(h.db, box, 'acme', 'judge', true))?.model).toBe('judge-own');
+    expect((await resolveInfraEndpoint(h.db, box, 'acme', 'judge', false))?.model).toBe('judge-platform');
+    expect((await resolveInfraEndpoint(h.db, box, 'globex', 'judge', true))?.model).toBe('judge-platform');
+  });
+
   it('opens smtp and ocr credentials into their own shapes', async () => {
     await putInfra('smtp', null, { host: '127.0.0.1', port: 2525, secure: false, from: 'Quire <no-reply@quire.test>' }, { username: 'u', password: 'p' });
     await putInfra('ocr', null, { base_url: 'http://127.0.0.1:9', timeout_seconds: 60 }, { api_key: 'ocr-key' });

@@ -1,5 +1,6 @@
 // Which endpoint a tenant's work uses, with its credentials opened: the one place the model path,
 // the remote OCR engine and the mailer ask. Results hold secrets: never log or return them.
+import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import { executePrepared } from '../../db/prepared-statements.js';
 import type { ForgeEndpointRow, InfraEndpointRow, InfraScope, InfraType } from '../../db/endpoints-schema.js';
@@ -46,14 +47,23 @@ export async function tenantOverridesEnabled(db: Db | Tx, tenantId: string): Pro
   return resolvePolicy(platformDefaults(values), own).effective.tenant_infra_overrides_enabled === true;
 }
 
-/** The row in effect for a tenant: its own override when allowed and present, else the platform's. */
-export async function effectiveInfraRow(db: Db | Tx, tenantId: string, type: InfraType): Promise<InfraEndpointRow | null> {
-  if (await tenantOverridesEnabled(db, tenantId)) {
-    const [own] = (await executePrepared(db, db.selectFrom('infra_endpoints').selectAll().where('scope', '=', 'tenant').where('tenant_id', '=', tenantId).where('endpoint_type', '=', type))).rows;
-    if (own) return own;
-  }
-  const [platform] = (await executePrepared(db, db.selectFrom('infra_endpoints').selectAll().where('scope', '=', 'platform').where('endpoint_type', '=', type))).rows;
-  return platform ?? null;
+/**
+ * The row in effect for a tenant: its own override when allowed and present, else the platform's.
+ * A caller that has just read the tenant's policy passes its `tenant_infra_overrides_enabled`, so
+ * the row comes from the same policy snapshot and in one statement.
+ */
+export async function effectiveInfraRow(db: Db | Tx, tenantId: string, type: InfraType, overridesEnabled?: boolean): Promise<InfraEndpointRow | null> {
+  const ownAllowed = overridesEnabled ?? (await tenantOverridesEnabled(db, tenantId));
+  const query = db
+    .selectFrom('infra_endpoints')
+    .selectAll()
+    .where('endpoint_type', '=', type)
+    .where((eb) => (ownAllowed ? eb.or([eb('scope', '=', 'platform'), eb.and([eb('scope', '=', 'tenant'), eb('tenant_id', '=', tenantId)])]) : eb('scope', '=', 'platform')))
+    // The tenant's own row first; the platform's answers only when there is none.
+    .orderBy(sql`scope = 'tenant'`, 'desc')
+    .limit(1);
+  const [row] = (await executePrepared(db, query)).rows;
+  return row ?? null;
 }
 
 function modelConfig(settings: ModelSettings, credentials: Record<string, string>, label: string): ModelEndpointConfig {
@@ -94,10 +104,11 @@ export function infraConfig<T extends InfraType>(secretBox: SecretBox, row: Infr
 
 /**
  * The effective endpoint of `type` for a tenant (tenant override if allowed and present, else the
- * platform's), with opened credentials; null when neither is configured.
+ * platform's), with opened credentials; null when neither is configured. `overridesEnabled`: as
+ * for effectiveInfraRow.
  */
-export async function resolveInfraEndpoint<T extends InfraType>(db: Db | Tx, secretBox: SecretBox, tenantId: string, type: T): Promise<ResolvedInfra[T] | null> {
-  const row = await effectiveInfraRow(db, tenantId, type);
+export async function resolveInfraEndpoint<T extends InfraType>(db: Db | Tx, secretBox: SecretBox, tenantId: string, type: T, overridesEnabled?: boolean): Promise<ResolvedInfra[T] | null> {
+  const row = await effectiveInfraRow(db, tenantId, type, overridesEnabled);
   return row ? infraConfig(secretBox, row as InfraEndpointRow & { endpoint_type: T }) : null;
 }
 
