@@ -2,7 +2,8 @@
 // The HTTP app, the workers and the pipeline are imported by the commands that run them, so a
 // process loads only its own part: a worker's main thread, for one, no OCR engine and no HTTP stack.
 import { parseArgs } from 'node:util';
-import pino from 'pino';
+import type pino from 'pino';
+import { createLogger } from './lib/logger.js';
 import { type Config, ConfigError, envHelp, loadConfig } from './config.js';
 import { openDatabase } from './db/connect.js';
 import { rotateSealedColumns } from './db/rotate-secrets.js';
@@ -28,7 +29,7 @@ ${envHelp()}
 `;
 
 function logger(config: Config) {
-  return pino({ level: config.logLevel, base: { pid: process.pid }, redact: ['req.headers.authorization', '*.password', '*.secret', '*.token'] });
+  return createLogger(config.logLevel);
 }
 
 /** Runs `work` until SIGINT/SIGTERM, then `shutdown` once. */

@@ -34,3 +34,37 @@ export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string' && value.length > 2000) return `${value.slice(0, 2000)}…`;
   return value;
 }
+
+/**
+ * A log line's fields with the value of every secret-named key replaced, at any depth. Only plain
+ * objects and arrays are walked: an Error or a request is left to its serialiser, which reads it
+ * after this. Nothing is copied when nothing is secret.
+ */
+export function redactLogFields(fields: Record<string, unknown>): Record<string, unknown> {
+  return redactPlain(fields, 0) as Record<string, unknown>;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (!value || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function redactPlain(value: unknown, depth: number): unknown {
+  if (depth > 8) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | null = null;
+    value.forEach((inner, i) => {
+      const next = redactPlain(inner, depth + 1);
+      if (next !== inner) (out ??= [...value])[i] = next;
+    });
+    return out ?? value;
+  }
+  if (!isPlainObject(value)) return value;
+  let out: Record<string, unknown> | null = null;
+  for (const [key, inner] of Object.entries(value)) {
+    const next = namesSecret(key) ? REDACTED : redactPlain(inner, depth + 1);
+    if (next !== inner) (out ??= { ...value })[key] = next;
+  }
+  return out ?? value;
+}
