@@ -3,8 +3,15 @@ import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
 import type { JobFailureCode } from '../lib/errors.js';
 import type { CanonicalJson, OcrReport, OcrStageOptions } from '../pipeline/index.js';
 
-export interface PipelineTask {
-  bytes: Uint8Array;
+/**
+ * The document: its bytes, or the path of a file the thread reads itself (a local blob store's).
+ * A path spares the worker's event loop the read and the copy of the bytes into the thread.
+ */
+export type TaskSource = { bytes: Uint8Array; path?: never } | { path: string; bytes?: never };
+
+export type PipelineTask = TaskSource & TaskOptions;
+
+export interface TaskOptions {
   pageRange?: string;
   pdfMaxPages?: number;
   pageCapPolicy?: 'fail' | 'truncate';

@@ -1,5 +1,6 @@
 // Runs inside a worker thread: the CPU-heavy pipeline (parsing, layout, page rendering) happens
 // here so the process's event loop keeps serving HTTP and heartbeating leases meanwhile.
+import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import sharp from 'sharp';
@@ -34,8 +35,27 @@ function reasonFor(kind: AbortKind): Error {
   return new PipelineError('cancelled', 'Processing was cancelled at your request.');
 }
 
+/** The task's document, read here when it is given as a path. */
+function bytesOf(task: PipelineTask): Uint8Array {
+  if (task.bytes) return task.bytes;
+  try {
+    return readFileSync(task.path);
+  } catch (err) {
+    const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new PipelineError('internal_error', missing ? 'The stored upload is missing from the blob store.' : `The stored upload could not be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`);
+  }
+}
+
+/**
+ * Progress is sent at most this often: each message wakes the worker's event loop, which only
+ * passes the count on with its next heartbeat (a third of the lease, seconds apart). A one-page
+ * document so sends none.
+ */
+const PROGRESS_EVERY_MS = 250;
+
 async function run(id: number, task: PipelineTask, signal: AbortSignal): Promise<PipelineOutput> {
-  const bytes = task.bytes;
+  const bytes = bytesOf(task);
+  let progressAt = performance.now();
   const doc = await runCanonical(bytes, {
     ...(task.pageRange ? { pageRange: task.pageRange } : {}),
     ...(task.pdfMaxPages ? { pdfMaxPages: task.pdfMaxPages } : {}),
@@ -43,7 +63,12 @@ async function run(id: number, task: PipelineTask, signal: AbortSignal): Promise
     ...(task.pptxNotesMode ? { pptxNotesMode: task.pptxNotesMode } : {}),
     ...(task.ocr ? { ocr: task.ocr } : {}),
     signal,
-    onProgress: (done, total) => port.postMessage({ type: 'progress', id, done, total } satisfies FromThread),
+    onProgress: (done, total) => {
+      const now = performance.now();
+      if (now - progressAt < PROGRESS_EVERY_MS) return;
+      progressAt = now;
+      port.postMessage({ type: 'progress', id, done, total } satisfies FromThread);
+    },
   });
   const images: PipelineOutput['images'] = [];
   if (task.renderDpi && RENDERED_FORMATS.has(doc.format)) {

@@ -142,10 +142,12 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     let judgeCanonical: CanonicalJson | null = null;
     let canonicalText: string | null = null;
     // One fresh read at job start: the whole run uses the policy in force now, never a stale cache.
-    // The upload is read from the blob store meanwhile. The tenant's endpoints (remote OCR, models)
-    // follow from that same policy (whether the tenant's own endpoints count), one statement each.
-    // A re-extraction reads its stored canonical output instead of the upload.
-    const upload = job.run_kind === 'reextract' ? null : deps.blobs.readAll(job.sha256);
+    // The tenant's endpoints (remote OCR, models) follow from that same policy (whether the
+    // tenant's own endpoints count), one statement each. The upload is read meanwhile: by the
+    // pipeline thread itself from a local store (no read here, no copy of the bytes into the
+    // thread), here from S3. A re-extraction reads its stored canonical output instead.
+    const uploadPath = deps.blobs.localPath?.(job.sha256) ?? null;
+    const upload = job.run_kind === 'reextract' || uploadPath ? null : deps.blobs.readAll(job.sha256);
     // Read whatever happens next, so a failed read never goes unhandled while the policy is awaited.
     upload?.catch(() => undefined);
     const policy = await deps.policy.current(job.tenant_id);
@@ -163,13 +165,13 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       format = job.content_type;
     } else {
       // A re-extraction whose canonical output is gone runs the whole pipeline again.
-      const bytes = await (upload ?? deps.blobs.readAll(job.sha256));
+      const source = uploadPath ? { path: uploadPath } : { bytes: await (upload ?? deps.blobs.readAll(job.sha256)) };
       lap('load');
       await checkpoint();
       lap('checkpoints');
       const output = await deps.pool.run(
         {
-          bytes,
+          ...source,
           ...(job.page_range ? { pageRange: job.page_range } : {}),
           pdfMaxPages: policy.pdf_max_pages,
           pageCapPolicy: job.page_cap_policy,

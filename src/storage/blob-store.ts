@@ -31,6 +31,8 @@ export interface BlobStore {
   /** A stream of the blob, or of one byte range of it. Throws BlobNotFoundError. */
   read(sha256: string, range?: ByteRange): Promise<Readable>;
   readAll(sha256: string): Promise<Buffer>;
+  /** Where the blob lies on this machine's disk, for a reader in another thread (local store only). */
+  localPath?(sha256: string): string;
   exists(sha256: string): Promise<boolean>;
   delete(sha256: string): Promise<void>;
   /** Every blob in the store with when it was last written, in no particular order. */

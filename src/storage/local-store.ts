@@ -44,6 +44,10 @@ export class LocalBlobStore implements BlobStore {
     return { sha256, size: bytes.length };
   }
 
+  localPath(sha256: string): string {
+    return this.file(sha256);
+  }
+
   async read(sha256: string, range?: ByteRange): Promise<Readable> {
     const file = this.file(sha256);
     const handle = await fs.open(file, 'r').catch((err: NodeJS.ErrnoException) => {
