@@ -57,7 +57,7 @@ export async function storeStaged(db: Db, store: BlobStore, staged: StagedFile):
 export async function storeBytes(db: Db, store: BlobStore, bytes: Uint8Array): Promise<{ sha256: string; size: number }> {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   await registerBlob(db, sha256, bytes.length);
-  await store.putBytes(bytes);
+  await store.putBytes(bytes, sha256);
   return { sha256, size: bytes.length };
 }
 
@@ -65,7 +65,7 @@ export async function storeBytes(db: Db, store: BlobStore, bytes: Uint8Array): P
 export async function storeAllBytes(db: Db, store: BlobStore, files: Uint8Array[]): Promise<{ sha256: string; size: number }[]> {
   const out = files.map((bytes) => ({ sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length }));
   await registerBlobs(db, out);
-  await Promise.all(files.map((bytes) => store.putBytes(bytes)));
+  await Promise.all(files.map((bytes, i) => store.putBytes(bytes, out[i]!.sha256)));
   return out;
 }
 

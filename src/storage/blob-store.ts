@@ -26,8 +26,11 @@ export interface BlobStore {
   readonly stagingDir: string;
   /** Moves a staged file into the store under its SHA-256; storing the same content twice is a no-op. */
   putStaged(staged: StagedFile): Promise<void>;
-  /** Stores bytes already in memory (artifacts); returns their address. */
-  putBytes(bytes: Uint8Array): Promise<{ sha256: string; size: number }>;
+  /**
+   * Stores bytes already in memory (artifacts); returns their address. `sha256`: their digest when
+   * the caller has just computed it (registration needs it first), so it is not computed twice.
+   */
+  putBytes(bytes: Uint8Array, sha256?: string): Promise<{ sha256: string; size: number }>;
   /** A stream of the blob, or of one byte range of it. Throws BlobNotFoundError. */
   read(sha256: string, range?: ByteRange): Promise<Readable>;
   readAll(sha256: string): Promise<Buffer>;

@@ -22,8 +22,8 @@ export class DeferredS3BlobStore implements BlobStore {
     return (await this.store()).putStaged(staged);
   }
 
-  async putBytes(bytes: Uint8Array): Promise<{ sha256: string; size: number }> {
-    return (await this.store()).putBytes(bytes);
+  async putBytes(bytes: Uint8Array, sha256?: string): Promise<{ sha256: string; size: number }> {
+    return (await this.store()).putBytes(bytes, sha256);
   }
 
   async read(sha256: string, range?: ByteRange): Promise<Readable> {

@@ -26,8 +26,8 @@ export class LocalBlobStore implements BlobStore {
     await fs.rename(staged.path, target);
   }
 
-  async putBytes(bytes: Uint8Array): Promise<{ sha256: string; size: number }> {
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
+  async putBytes(bytes: Uint8Array, known?: string): Promise<{ sha256: string; size: number }> {
+    const sha256 = known ?? createHash('sha256').update(bytes).digest('hex');
     const target = this.file(sha256);
     if (await this.exists(sha256)) return { sha256, size: bytes.length };
     await fs.mkdir(this.stagingDir, { recursive: true });

@@ -69,8 +69,8 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async putBytes(bytes: Uint8Array): Promise<{ sha256: string; size: number }> {
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
+  async putBytes(bytes: Uint8Array, known?: string): Promise<{ sha256: string; size: number }> {
+    const sha256 = known ?? createHash('sha256').update(bytes).digest('hex');
     if (!(await this.exists(sha256))) {
       await this.client.send(
         new PutObjectCommand({ Bucket: this.location.bucket, Key: this.key(sha256), Body: bytes, ContentLength: bytes.length, ContentType: 'application/octet-stream' }),
