@@ -7,7 +7,7 @@ import type { ForgeEndpointRow, InfraEndpointRow, InfraScope, InfraType } from '
 import { sealingContext } from '../../db/sealed-columns.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import type { ModelBackend, ModelEndpointConfig } from '../../models/endpoint-config.js';
-import { findPlatformOverrides, findTenantValues } from '../policy/policy.repository.js';
+import { findPolicyLayers } from '../policy/policy.repository.js';
 import { platformDefaults, resolvePolicy } from '../policy/policy.resolve.js';
 import { type InfraSettings, MODEL_RETRIES_DEFAULT, MODEL_TIMEOUT_DEFAULT, type ModelSettings, type OcrSettings, type SmtpSettings } from './infra-settings.js';
 
@@ -43,8 +43,8 @@ export function openCredentials(secretBox: SecretBox, table: string, row: { id: 
 
 /** A tenant's own endpoints count only while its `tenant_infra_overrides_enabled` is true. */
 export async function tenantOverridesEnabled(db: Db | Tx, tenantId: string): Promise<boolean> {
-  const [{ values }, own] = await Promise.all([findPlatformOverrides(db), findTenantValues(db, tenantId)]);
-  return resolvePolicy(platformDefaults(values), own).effective.tenant_infra_overrides_enabled === true;
+  const { platform, tenant } = await findPolicyLayers(db, tenantId);
+  return resolvePolicy(platformDefaults(platform), tenant).effective.tenant_infra_overrides_enabled === true;
 }
 
 /**
