@@ -55,10 +55,8 @@ export async function storeStaged(db: Db, store: BlobStore, staged: StagedFile):
 
 /** Registers, then writes bytes already in memory (artifacts). */
 export async function storeBytes(db: Db, store: BlobStore, bytes: Uint8Array): Promise<{ sha256: string; size: number }> {
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  await registerBlob(db, sha256, bytes.length);
-  await store.putBytes(bytes, sha256);
-  return { sha256, size: bytes.length };
+  const [stored] = await storeAllBytes(db, store, [bytes]);
+  return stored!;
 }
 
 /** Registers several in-memory files in one statement, then writes them (a job's artifacts). */
