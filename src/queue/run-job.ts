@@ -143,9 +143,9 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     let canonicalText: string | null = null;
     // One fresh read at job start: the whole run uses the policy in force now, never a stale cache.
     // The tenant's endpoints (remote OCR, models) follow from that same policy (whether the
-    // tenant's own endpoints count), one statement each. The upload is read meanwhile: by the
-    // pipeline thread itself from a local store (no read here, no copy of the bytes into the
-    // thread), here from S3. A re-extraction reads its stored canonical output instead.
+    // tenant's own endpoints count), one statement each. From S3 the upload is fetched meanwhile;
+    // from a local store the pipeline thread reads it itself (no read here, no copy of the bytes
+    // into the thread). A re-extraction reads its stored canonical output instead.
     const uploadPath = deps.blobs.localPath?.(job.sha256) ?? null;
     const upload = job.run_kind === 'reextract' || uploadPath ? null : deps.blobs.readAll(job.sha256);
     // Read whatever happens next, so a failed read never goes unhandled while the policy is awaited.
