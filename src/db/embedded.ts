@@ -3,7 +3,7 @@
 // (it handles running as root by switching to a `postgres` user), and the server itself is
 // spawned here so that its data dir, port file and shutdown stay under our control.
 import { spawn, execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -25,7 +25,17 @@ interface ServerFile {
   password: string;
   /** The Quire process that started (or adopted) the running server and stops it on shutdown. */
   ownerPid?: number;
+  /** The cluster's directory when it is not `<dataDir>/pg` (see clusterOutside). */
+  pgDir?: string;
 }
+
+/**
+ * Where clusters live whose data dir the `postgres` user cannot reach (Quire running as root in a
+ * directory closed to other users, such as a `mktemp -d` or /root): one directory per data dir.
+ */
+export const OUTSIDE_CLUSTERS = '/var/lib/quire/embedded';
+/** In a cluster's directory outside its data dir: the data dir it belongs to. */
+const OWNER_FILE = 'data-dir';
 
 const USER = 'quire';
 
@@ -79,22 +89,45 @@ function postgresUserIds(): { uid: number; gid: number } | undefined {
 
 /**
  * As root, PostgreSQL runs as the `postgres` user, which must be able to traverse every directory
- * above its data dir. Our own data dir gets o+x (traverse, not list); a parent we do not own that
- * blocks it (e.g. /root) is reported with what to do instead of a cryptic initdb failure.
+ * above its cluster. Our own data dir gets o+x (traverse, not list). Answers the first directory
+ * above it that we do not open and that blocks the way (e.g. /root, a `mktemp -d`), or null.
  */
-function ensureReachableByPostgresUser(dataDir: string): void {
+function blockingAncestor(dataDir: string): string | null {
   const mode = fs.statSync(dataDir).mode;
   if ((mode & 0o001) === 0) fs.chmodSync(dataDir, (mode & 0o777) | 0o011);
   for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
-    const m = fs.statSync(dir).mode;
-    if ((m & 0o001) === 0) {
-      throw new Error(
-        `the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${dir}; ` +
-          `set QUIRE_DATA_DIR to a directory outside it, or run \`chmod o+x ${dir}\``,
-      );
-    }
-    if (dir === path.dirname(dir)) break;
+    if ((fs.statSync(dir).mode & 0o001) === 0) return dir;
+    if (dir === path.dirname(dir)) return null;
   }
+}
+
+/**
+ * The cluster of a data dir the `postgres` user cannot reach: under `root`, in a directory named
+ * after the data dir's path, which records that path. Clusters whose data dir is gone (and whose
+ * server is not running) are removed first, so deleting a data dir never leaves its cluster for
+ * good. Changing the permissions of the user's own directories instead was not an option.
+ */
+function clusterOutside(dataDir: string, blocked: string, root: string, log: Logger): string {
+  fs.mkdirSync(root, { recursive: true, mode: 0o755 });
+  const blocking = blockingAncestor(root);
+  if (blocking) {
+    throw new Error(
+      `the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${blocked} nor ${blocking}; ` +
+        `set QUIRE_DATA_DIR to a directory it can reach, or run \`chmod o+x ${blocked}\``,
+    );
+  }
+  for (const name of fs.readdirSync(root)) {
+    const dir = path.join(root, name);
+    const owner = path.join(dir, OWNER_FILE);
+    if (fs.existsSync(owner) && !fs.existsSync(fs.readFileSync(owner, 'utf8')) && !runningPostmaster(path.join(dir, 'pg'))) {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const dir = path.join(root, createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
+  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  fs.writeFileSync(path.join(dir, OWNER_FILE), dataDir);
+  log.info({ blocked, cluster: dir }, 'the postgres user cannot enter the data dir: the embedded cluster lives outside it');
+  return path.join(dir, 'pg');
 }
 
 /** Creates the cluster with initdb from the package's binaries (as the `postgres` user when root). */
@@ -171,20 +204,30 @@ function writeServerFile(file: string, value: ServerFile): void {
 }
 
 /**
- * Starts (or joins) the embedded server under `dataDir/pg`. Initialises it on first use,
+ * Starts (or joins) the embedded server under `dataDir/pg` (or, as root when the `postgres` user
+ * cannot reach the data dir, under `outsideClusters`: clusterOutside). Initialises it on first use,
  * reuses a server already running on the same data dir (another `quire` process, or one left
  * behind by a crash), and otherwise starts a new one on a free loopback port (never 5432).
  */
-export async function startEmbeddedPostgres(dataDir: string, log: Logger, database = 'quire'): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres(dataDir: string, log: Logger, database = 'quire', outsideClusters = OUTSIDE_CLUSTERS): Promise<EmbeddedServer> {
+  dataDir = path.resolve(dataDir);
   fs.mkdirSync(dataDir, { recursive: true });
-  if (os.userInfo().uid === 0) ensureReachableByPostgresUser(dataDir);
-  const pgDir = path.join(dataDir, 'pg');
   const serverFile = path.join(dataDir, 'postgres.json');
   let settings = readServerFile(serverFile);
+  const blocked = os.userInfo().uid === 0 ? blockingAncestor(dataDir) : null;
+  const inside = path.join(dataDir, 'pg');
+  if (blocked && !settings?.pgDir && settings && fs.existsSync(path.join(inside, 'PG_VERSION'))) {
+    // A cluster made inside the data dir while it was reachable cannot move: say what to do.
+    throw new Error(
+      `the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${blocked}; ` +
+        `set QUIRE_DATA_DIR to a directory outside it, or run \`chmod o+x ${blocked}\``,
+    );
+  }
+  const pgDir = settings?.pgDir ?? (blocked ? clusterOutside(dataDir, blocked, outsideClusters, log) : inside);
 
   if (!fs.existsSync(path.join(pgDir, 'PG_VERSION')) || !settings) {
     fs.rmSync(pgDir, { recursive: true, force: true });
-    settings = { port: await freePort(), user: USER, password: randomBytes(24).toString('base64url') };
+    settings = { port: await freePort(), user: USER, password: randomBytes(24).toString('base64url'), ...(blocked ? { pgDir } : {}) };
     log.info({ pgDir }, 'initialising embedded PostgreSQL');
     await initialise(pgDir, settings.password, log);
     writeServerFile(serverFile, settings);

@@ -1,0 +1,73 @@
+// As root, the embedded server runs as the `postgres` user. A data dir inside a directory closed to
+// other users (a `mktemp -d`, /root) still gets a working server: its cluster lives in a directory
+// of its own outside, and is removed once its data dir is gone.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmbeddedPostgres } from '../../src/db/embedded.js';
+
+const log = pino({ level: 'silent' });
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+function tempDir(mode: number): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-closed-'));
+  fs.chmodSync(dir, mode);
+  dirs.push(dir);
+  return dir;
+}
+
+async function query<R extends pg.QueryResultRow>(url: string, text: string): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+// Only root hands the server to another user; any other user runs it as itself.
+describe.runIf(os.userInfo().uid === 0)('embedded PostgreSQL under a closed directory, as root', () => {
+  it('keeps the cluster outside the data dir, reuses it on restart, and removes it once the data dir is gone', async () => {
+    const outside = tempDir(0o755);
+    const closed = tempDir(0o700);
+    const dataDir = path.join(closed, '.quire');
+
+    const server = await startEmbeddedPostgres(dataDir, log, 'quire', outside);
+    const settings = JSON.parse(fs.readFileSync(path.join(dataDir, 'postgres.json'), 'utf8')) as { pgDir?: string };
+    try {
+      await query(server.url, `CREATE TABLE kept AS SELECT 'written before the restart' AS note`);
+      expect(settings.pgDir?.startsWith(`${outside}/`)).toBe(true);
+      expect(fs.existsSync(path.join(settings.pgDir!, 'PG_VERSION'))).toBe(true);
+      expect(fs.readFileSync(path.join(path.dirname(settings.pgDir!), 'data-dir'), 'utf8')).toBe(dataDir);
+      // The closed directory itself was left as it was.
+      expect(fs.statSync(closed).mode & 0o777).toBe(0o700);
+    } finally {
+      await server.stop();
+    }
+
+    // A restart finds the same cluster (and the data written there).
+    const again = await startEmbeddedPostgres(dataDir, log, 'quire', outside);
+    try {
+      expect(await query(again.url, 'SELECT note FROM kept')).toEqual([{ note: 'written before the restart' }]);
+      expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'postgres.json'), 'utf8')).pgDir).toBe(settings.pgDir);
+    } finally {
+      await again.stop();
+    }
+
+    // Its data dir deleted, the cluster goes at the next start of any closed-directory server.
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    const otherDataDir = path.join(tempDir(0o700), '.quire');
+    const other = await startEmbeddedPostgres(otherDataDir, log, 'quire', outside);
+    try {
+      expect(fs.existsSync(path.dirname(settings.pgDir!))).toBe(false);
+      expect(fs.readdirSync(outside)).toHaveLength(1);
+    } finally {
+      await other.stop();
+    }
+  }, 240_000);
+});
