@@ -136,23 +136,26 @@ function blockingAncestor(dataDir: string): string | null {
   return closedFrom(path.dirname(dataDir));
 }
 
+/** What to do when the `postgres` user cannot enter `blocked` (nor, where named, the place outside). */
+function cannotEnter(blocked: string, alsoBlocked?: string): Error {
+  return new Error(
+    `the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${blocked}${alsoBlocked ? ` nor ${alsoBlocked}` : ''}; ` +
+      `set QUIRE_DATA_DIR to a directory it can reach, or run \`chmod o+x ${blocked}\``,
+  );
+}
+
 /** Creates `root` (for clusters and binaries outside a closed directory) and checks the `postgres` user reaches it. */
 function openOutsideRoot(root: string, blocked: string): void {
   fs.mkdirSync(root, { recursive: true, mode: 0o755 });
   const blocking = closedFrom(root);
-  if (blocking) {
-    throw new Error(
-      `the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${blocked} nor ${blocking}; ` +
-        `set QUIRE_DATA_DIR to a directory it can reach, or run \`chmod o+x ${blocked}\``,
-    );
-  }
+  if (blocking) throw cannotEnter(blocked, blocking);
 }
 
 /**
  * The cluster of a data dir the `postgres` user cannot reach: under `root`, in a directory named
  * after the data dir's path, which records that path. Clusters whose data dir is gone (and whose
  * server is not running) are removed first, so deleting a data dir never leaves its cluster for
- * good. Changing the permissions of the user's own directories instead was not an option.
+ * good. The closed directory's own permissions are left as they are.
  */
 function clusterOutside(dataDir: string, blocked: string, root: string, log: Logger): string {
   openOutsideRoot(root, blocked);
@@ -258,10 +261,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger, databa
   const inside = path.join(dataDir, 'pg');
   if (blocked && !settings?.pgDir && settings && fs.existsSync(path.join(inside, 'PG_VERSION'))) {
     // A cluster made inside the data dir while it was reachable cannot move: say what to do.
-    throw new Error(
-      `the embedded PostgreSQL runs as the "postgres" user, which cannot enter ${blocked}; ` +
-        `set QUIRE_DATA_DIR to a directory outside it, or run \`chmod o+x ${blocked}\``,
-    );
+    throw cannotEnter(blocked);
   }
   const pgDir = settings?.pgDir ?? (blocked ? clusterOutside(dataDir, blocked, outsideClusters, log) : inside);
   // As root, outside binaries sit beside outside clusters (pgDir's own root once one is recorded).

@@ -75,4 +75,15 @@ describe.runIf(os.userInfo().uid === 0)('embedded PostgreSQL under a closed dire
       await other.stop();
     }
   }, 240_000);
+
+  it('does not move a cluster made inside its data dir when a directory above closes later, and names that directory', async () => {
+    const parent = tempDir(0o755);
+    const dataDir = path.join(parent, '.quire');
+    const server = await startEmbeddedPostgres(dataDir, log, 'quire', tempDir(0o755));
+    await server.stop();
+    expect(fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
+    fs.chmodSync(parent, 0o700);
+    await expect(startEmbeddedPostgres(dataDir, log, 'quire', tempDir(0o755))).rejects.toThrow(`which cannot enter ${parent}; set QUIRE_DATA_DIR`);
+    expect(fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
+  }, 120_000);
 });
