@@ -27,7 +27,28 @@ export function openPage(doc: PdfDocument, index: number): PdfPage | null {
   const height = raw.FPDF_GetPageHeightF(handle);
   const rotation = ((raw.FPDFPage_GetRotation(handle) % 4) + 4) % 4 * 90;
   const toDisplay = displayMatrix(doc, handle, width, height);
-  return { handle, width, height, rotation, toDisplay, close: () => raw.FPDF_ClosePage(handle) };
+  return new OpenPage(doc, handle, width, height, rotation, toDisplay);
+}
+
+/**
+ * A class, not an object literal with a `close` closure: every literal carried a new closure in
+ * the same field, and in the code tsx (esbuild) emits V8 deoptimised the page reader at
+ * `page.close()` for a wrong map up to once a page for two to four passes over the 236 pages of
+ * pdf-realworld, compiling it again each time; with the class it settles within two passes.
+ */
+class OpenPage implements PdfPage {
+  constructor(
+    private readonly doc: PdfDocument,
+    readonly handle: number,
+    readonly width: number,
+    readonly height: number,
+    readonly rotation: number,
+    readonly toDisplay: Affine,
+  ) {}
+
+  close(): void {
+    this.doc.pdfium.raw.FPDF_ClosePage(this.handle);
+  }
 }
 
 function displayMatrix(doc: PdfDocument, page: number, width: number, height: number): Affine {
