@@ -215,6 +215,25 @@ describe('POST /v1/templates', () => {
     expect(pp.status).toBe(422);
     expect(pp.body.detail[0].loc).toEqual(['body', 'post_processing', 'case']);
   });
+
+  it('refuses post_processing paths that are no field of the schema, prototype keys among them', async () => {
+    const body = payload('pp-paths', {
+      post_processing: { defaults: { '__proto__.reason': 'polluted', tax: 0, 'lines[].qty': 1 }, fields: { 'no_such.field': { case: 'upper' } }, value_maps: { constructor: { a: 'b' } } },
+    });
+    const res = await h.request('POST', '/v1/templates', { token: admin, body });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: unknown }) => d.loc)).toEqual([
+      ['body', 'post_processing', 'defaults', '__proto__.reason'],
+      ['body', 'post_processing', 'defaults', 'lines[].qty'],
+      ['body', 'post_processing', 'fields', 'no_such.field'],
+      ['body', 'post_processing', 'value_maps', 'constructor'],
+    ]);
+    expect(({} as Record<string, unknown>).reason).toBeUndefined();
+    // The same payload inline, as any member may test one against a job: refused alike.
+    const inline = await h.request('POST', '/v1/templates/test', { token: member, body: { job_id: 'job_x', template: body } });
+    expect(inline.status).toBe(422);
+    expect((await h.request('GET', '/v1/templates?q=pp-paths', { token: admin })).body.items).toEqual([]);
+  });
 });
 
 describe('GET /v1/templates', () => {

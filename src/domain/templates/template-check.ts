@@ -71,9 +71,34 @@ export function checkRules(rules: unknown[], schema: Record<string, unknown>, ro
   return items;
 }
 
+/**
+ * Problems with `post_processing` (loc under `root`): the keys of `defaults`, `fields` and
+ * `value_maps` are field paths, and each must name a field of the schema, as rules do.
+ */
+export function checkPostProcessing(pp: Record<string, unknown> | null | undefined, schema: Record<string, unknown>, root: (string | number)[]): ValidationItem[] {
+  if (!pp) return [];
+  const paths = knownPaths(schema);
+  const items: ValidationItem[] = [];
+  for (const section of ['defaults', 'fields', 'value_maps'] as const) {
+    const entries = pp[section];
+    if (!entries || typeof entries !== 'object') continue;
+    for (const path of Object.keys(entries)) {
+      if (paths.has(path.replace(/\[\d+\]/g, '[]'))) continue;
+      items.push({ loc: [...root, section, path], msg: `'${path}' is not a field of json_schema; post_processing names fields as rules do (vendor.name, lines[].qty)`, type: 'value_error', input: path });
+    }
+  }
+  return items;
+}
+
 /** Every semantic problem of a template payload (after its request schema passed). */
-export function checkTemplate(payload: { json_schema: Record<string, unknown>; validation_rules?: unknown[] }, root: (string | number)[]): ValidationItem[] {
+export function checkTemplate(
+  payload: { json_schema: Record<string, unknown>; validation_rules?: unknown[]; post_processing?: Record<string, unknown> | null },
+  root: (string | number)[],
+): ValidationItem[] {
   const schemaItems = checkJsonSchema(payload.json_schema, [...root, 'json_schema']);
   if (schemaItems.length) return schemaItems;
-  return checkRules(payload.validation_rules ?? [], payload.json_schema, [...root, 'validation_rules']);
+  return [
+    ...checkRules(payload.validation_rules ?? [], payload.json_schema, [...root, 'validation_rules']),
+    ...checkPostProcessing(payload.post_processing, payload.json_schema, [...root, 'post_processing']),
+  ];
 }

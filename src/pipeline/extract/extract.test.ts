@@ -237,6 +237,15 @@ describe('runExtraction: policy and template settings', () => {
     expect(runExtraction(documentFromLines(lines.slice(0, 2)), t, { extraction_postprocessing_enabled: false }).extraction.data.invoice_number).toBe('A-1');
   });
 
+  it('sets nothing through a prototype key, even from a stored template that predates the check', () => {
+    const t = { ...schema, post_processing: { defaults: { '__proto__.polluted': 'yes', 'constructor.prototype.polluted': 'yes', invoice_number: 'none' }, fields: { constructor: { case: 'upper' } } } };
+    const out = runExtraction(documentFromLines(['Total: EUR 10.00']), t, { extraction_postprocessing_enabled: true });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.prototype).not.toHaveProperty('polluted');
+    expect(out.extraction.data.invoice_number).toBe('none');
+    expect(Object.keys(out.extraction.data)).not.toContain('__proto__');
+  });
+
   it('runs the template rules and review thresholds', () => {
     const t = { ...schema, validation_rules: [{ kind: 'range', field: 'total', params: { max: 5 }, severity: 'warn' }], review_thresholds: { warn_count_threshold: 1 } };
     const out = runExtraction(documentFromLines(lines.slice(0, 2)), t, { review_warn_count_threshold: 5 });

@@ -9,6 +9,18 @@ export interface Located {
 
 type Step = { key: string; index: number | 'all' | null };
 
+/**
+ * Keys that reach an object's prototype instead of its own data. A path through one of them
+ * (a template's `post_processing.defaults` key such as "__proto__.x") would write onto the
+ * prototype every object of the process shares: such paths name nothing and set nothing.
+ */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The value of `key` when `value` is a plain object holding it as its own property. */
+function ownValue(value: unknown, key: string): unknown {
+  return value && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+}
+
 export function parsePath(path: string): Step[] {
   return path.split('.').map((part) => {
     const m = /^([^[\]]+)(?:\[(\d*)\])?$/.exec(part);
@@ -24,7 +36,7 @@ export function valuesAt(data: unknown, path: string): Located[] {
     const next: Located[] = [];
     for (const { path: p, value } of current) {
       const here = p ? `${p}.${step.key}` : step.key;
-      const v = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[step.key] : undefined;
+      const v = ownValue(value, step.key);
       if (step.index === null) next.push({ path: here, value: v });
       else if (Array.isArray(v)) {
         if (step.index === 'all') v.forEach((item, i) => next.push({ path: `${here}[${i}]`, value: item }));
@@ -45,9 +57,13 @@ export function isEmpty(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
 }
 
-/** Sets a value at a concrete path, creating objects on the way (arrays must exist). */
+/**
+ * Sets a value at a concrete path, creating objects on the way (arrays must exist). A path
+ * through a prototype key sets nothing.
+ */
 export function setAt(data: Record<string, unknown>, path: string, value: unknown): void {
   const steps = parsePath(path);
+  if (steps.some((step) => PROTOTYPE_KEYS.has(step.key))) return;
   let target: Record<string, unknown> = data;
   steps.forEach((step, i) => {
     const last = i === steps.length - 1;

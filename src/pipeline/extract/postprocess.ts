@@ -61,10 +61,15 @@ export function formatDate(iso: string, format: string): string {
 const titleCase = (s: string) => s.toLowerCase().replace(/(^|[\s\-'(])(\p{L})/gu, (_, p: string, c: string) => p + c.toUpperCase());
 
 /** Settings for one concrete path: the template-wide ones, overridden by `fields[<path>]`. */
+/** A record's own entry: a field named "constructor" must not find Object's. */
+function entryOf<T>(record: Record<string, T> | undefined, key: string): T | undefined {
+  return record && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 function settingsFor(pp: PostProcessing, path: string, isDate: boolean): FieldSettings {
   const generic = genericPath(path);
-  const own = pp.fields?.[path] ?? pp.fields?.[generic] ?? {};
-  const map = own.value_map ?? pp.value_maps?.[path] ?? pp.value_maps?.[generic];
+  const own = entryOf(pp.fields, path) ?? entryOf(pp.fields, generic) ?? {};
+  const map = own.value_map ?? entryOf(pp.value_maps, path) ?? entryOf(pp.value_maps, generic);
   return {
     whitespace: own.whitespace ?? pp.whitespace ?? 'collapse',
     case: own.case ?? pp.case ?? 'keep',
