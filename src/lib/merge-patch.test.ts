@@ -23,3 +23,14 @@ describe('mergePatch (RFC 7386)', () => {
     expect(mergePatch(target, patch)).toEqual(expected);
   });
 });
+
+describe('mergePatch with member names that are also prototype keys', () => {
+  it('keeps them as own data and never touches a prototype', () => {
+    const patch = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "a": 1}');
+    const out = mergePatch({ a: 0, constructor: 'kept?' }, patch) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(out))).toEqual(JSON.parse('{"a": 1, "constructor": {"prototype": {"polluted": true}}, "__proto__": {"polluted": true}}'));
+    expect(Object.hasOwn(out, '__proto__')).toBe(true);
+  });
+});
