@@ -282,6 +282,18 @@ describe('POST /v1/account/api-keys/{public_id}/rotate', () => {
     expect((await h.request('GET', '/v1/me', { token: res.body.secret })).status).toBe(200);
   });
 
+  it('refuses a credential below the key\'s role with 403 role_exceeds_owner, and the key keeps its secret', async () => {
+    const memberKey = await newKey(admin.token, { name: 'as member', role: 'member' });
+    const adminKey = await newKey(admin.token, { name: 'full', role: 'admin' });
+    const res = await h.request('POST', `/v1/account/api-keys/${adminKey.public_id}/rotate`, { token: memberKey.secret });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ detail: expect.any(String), code: 'role_exceeds_owner' });
+    expect((await h.request('GET', '/v1/me', { token: adminKey.secret })).body.role).toBe('admin');
+    // Its own key, of its own role, it may rotate; the owner's session may rotate either.
+    expect((await h.request('POST', `/v1/account/api-keys/${memberKey.public_id}/rotate`, { token: memberKey.secret })).status).toBe(200);
+    expect((await h.request('POST', `/v1/account/api-keys/${adminKey.public_id}/rotate`, { token: admin.token })).status).toBe(200);
+  });
+
   it('answers 409 for a revoked or expired key', async () => {
     const revoked = await newKey(member.token);
     await h.request('POST', `/v1/account/api-keys/${revoked.public_id}/revoke`, { token: member.token });

@@ -66,10 +66,17 @@ export async function revokeKey(db: Db, scope: KeyScope, publicId: string): Prom
   return (await updateKey(db, scope, publicId, { revoked_at: new Date() }))!;
 }
 
-/** Replaces the secret of a live key; the old secret stops working at once. */
-export async function rotateKey(db: Db, scope: KeyScope, publicId: string): Promise<KeyWithSecret> {
+/**
+ * Replaces the secret of a live key; the old secret stops working at once. The new secret is the
+ * key's whole power, so only a credential holding at least the key's role may ask for it (a
+ * member-role key of an admin must not mint a secret of the admin's other keys).
+ */
+export async function rotateKey(db: Db, principal: Principal, scope: KeyScope, publicId: string): Promise<KeyWithSecret> {
   const key = await findKey(db, scope, publicId);
   if (!key) throw notFound(`API key ${publicId}`);
+  if (!roleAtLeast(principal.role, key.role)) {
+    throw forbidden('role_exceeds_owner', `API key ${publicId} holds the ${key.role} role, more than this credential's (${principal.role}); rotate it with a credential of that role.`);
+  }
   if (key.revoked_at) throw conflict('key_revoked', `API key ${publicId} is revoked; create a new key instead.`);
   if (key.expires_at && key.expires_at.getTime() <= Date.now()) {
     throw conflict('key_expired', `API key ${publicId} has expired; create a new key instead.`);

@@ -33,5 +33,5 @@ export function revokeOwnKey(db: Db, principal: Principal, publicId: string): Pr
 }
 
 export function rotateOwnKey(db: Db, principal: Principal, publicId: string): Promise<KeyWithSecret> {
-  return rotateKey(db, homeScope(principal), publicId);
+  return rotateKey(db, principal, homeScope(principal), publicId);
 }

@@ -70,7 +70,7 @@ export const adminKeysRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request) => {
-      const { key, secret } = await rotateKey(ctx.db, tenantScope(caller(request)), request.params.public_id);
+      const { key, secret } = await rotateKey(ctx.db, caller(request), tenantScope(caller(request)), request.params.public_id);
       return { ...presentKey(key), secret };
     },
   );
