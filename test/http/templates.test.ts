@@ -178,6 +178,22 @@ describe('POST /v1/templates', () => {
     expect(notDict.body.detail[0]).toMatchObject({ loc: ['body', 'json_schema'], type: 'dict_type' });
   });
 
+  it('refuses a schema whose fields never end (a $ref into itself) or multiply past the limit, as a member testing it inline too', async () => {
+    const tree = { type: 'object', $defs: { node: { type: 'object', properties: { value: { type: 'string' }, child: { $ref: '#/$defs/node' } } } }, properties: { root: { $ref: '#/$defs/node' } } };
+    // Ten fields that each hold ten of the next level, four levels down: 10,000 fields from a few lines.
+    const level = (n: number): Record<string, unknown> => (n === 0 ? { type: 'string' } : { $ref: `#/$defs/l${n}` });
+    const ten = (n: number) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`f${i}`, level(n)])) });
+    const wide = { type: 'object', $defs: { l1: ten(0), l2: ten(1), l3: ten(2) }, properties: ten(3).properties };
+    for (const [name, json_schema] of [['tree', tree], ['wide', wide]] as const) {
+      const res = await h.request('POST', '/v1/templates', { token: admin, body: payload(name, { json_schema }) });
+      expect(res.status, name).toBe(422);
+      expect(res.body.detail[0], name).toMatchObject({ loc: ['body', 'json_schema'], type: 'json_schema_invalid' });
+      const inline = await h.request('POST', '/v1/templates/test', { token: member, body: { job_id: 'job_x', template: { name, json_schema } } });
+      expect(inline.status, name).toBe(422);
+    }
+    expect((await h.request('GET', '/v1/health/live')).status).toBe(200);
+  });
+
   it('refuses bad validation rules with a location inside the list', async () => {
     const cases: [unknown, (string | number)[]][] = [
       [{ kind: 'nonsense', field: 'total' }, ['body', 'validation_rules', 0, 'kind']],

@@ -4,7 +4,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { ValidationItem } from '../../lib/errors.js';
-import { checkRule, expressionError, schemaFields } from '../../pipeline/extract/index.js';
+import { MAX_FIELD_DEPTH, MAX_FIELDS, checkRule, expressionError, fieldsBeyondLimits, schemaFields } from '../../pipeline/extract/index.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -38,6 +38,13 @@ export function checkJsonSchema(schema: Record<string, unknown>, root: (string |
   }
   if (!schema.properties || typeof schema.properties !== 'object' || Object.keys(schema.properties).length === 0) {
     return [{ loc: [...root, 'properties'], msg: 'json_schema needs "properties": the fields to extract', type: 'missing' }];
+  }
+  if (fieldsBeyondLimits(schema)) {
+    return [{
+      loc: root,
+      msg: `Not a valid template schema: its fields go deeper than ${MAX_FIELD_DEPTH} levels or number more than ${MAX_FIELDS.toLocaleString('en')} (a $ref that points back into the schema it is in has no end); extraction needs a finite set of fields`,
+      type: 'json_schema_invalid',
+    }];
   }
   return [];
 }

@@ -28,7 +28,7 @@ export { agreementOf, decide, type Decision, type DecisionStatus, type ReviewThr
 export { RULE_KINDS, RULE_KIND_NAMES, type Rule, type RuleKind, ruleKindsCatalogue, checkRule } from './rule-kinds.js';
 export { runRules, ruleId, type ValidationEntry } from './rules.js';
 export { PostProcessingShape, postProcess, type PostProcessing } from './postprocess.js';
-export { schemaFields, type FieldSpec } from './schema-fields.js';
+export { MAX_FIELD_DEPTH, MAX_FIELDS, fieldsBeyondLimits, schemaFields, type FieldSpec } from './schema-fields.js';
 export { expressionError } from './expression.js';
 
 export interface ExtractionTemplate {

@@ -183,20 +183,39 @@ function valuePattern(s: Json): { pattern?: RegExp } {
   }
 }
 
-function walk(properties: Json, required: string[], root: Json, prefix: string, parentPhrase: string | null, out: FieldSpec[], columns = false): void {
+/**
+ * How far the fields of a schema go. A `$ref` can point back at a schema it is inside (a tree of
+ * nodes), which has no end, and a few `$ref`s can multiply into more fields than any document has:
+ * the walk stops there, and a template with such a schema is refused (template-check.ts).
+ */
+export const MAX_FIELD_DEPTH = 16;
+export const MAX_FIELDS = 2_000;
+
+interface WalkBudget {
+  fields: number;
+  /** Set when the walk stopped at a limit: the schema's fields go on past what was read. */
+  cut: boolean;
+}
+
+function walk(properties: Json, required: string[], root: Json, prefix: string, parentPhrase: string | null, out: FieldSpec[], budget: WalkBudget, columns = false, depth = 0): void {
   for (const [key, raw] of Object.entries(properties)) {
+    if (depth >= MAX_FIELD_DEPTH || budget.fields >= MAX_FIELDS) {
+      budget.cut = true;
+      return;
+    }
+    budget.fields++;
     const s = resolve(raw, root);
     const path = prefix ? `${prefix}.${key}` : key;
     const t = typeOf(s);
     if (t === 'object' && s.properties && typeof s.properties === 'object') {
-      walk(s.properties as Json, (s.required as string[]) ?? [], root, path, humanise(key), out, columns);
+      walk(s.properties as Json, (s.required as string[]) ?? [], root, path, humanise(key), out, budget, columns, depth + 1);
       continue;
     }
     if (t === 'array') {
       const item = resolve(s.items, root);
       if (typeOf(item) === 'object' && item.properties && typeof item.properties === 'object' && !columns) {
         const cols: FieldSpec[] = [];
-        walk(item.properties as Json, (item.required as string[]) ?? [], root, '', null, cols, true);
+        walk(item.properties as Json, (item.required as string[]) ?? [], root, '', null, cols, budget, true, depth + 1);
         out.push({ path, key, kind: 'array_of_objects', type: 'string', labels: labelsFor(key, s, parentPhrase, null), concept: null, required: required.includes(key), columns: cols });
         continue;
       }
@@ -258,11 +277,18 @@ function jsonOf(schema: Record<string, unknown>): string | null {
   }
 }
 
-function walkSchema(schema: Record<string, unknown>): FieldSpec[] {
+function walkSchema(schema: Record<string, unknown>, budget: WalkBudget = { fields: 0, cut: false }): FieldSpec[] {
   const root = resolve(schema, schema);
   const out: FieldSpec[] = [];
-  if (root.properties && typeof root.properties === 'object') walk(root.properties as Json, (root.required as string[]) ?? [], schema, '', null, out);
+  if (root.properties && typeof root.properties === 'object') walk(root.properties as Json, (root.required as string[]) ?? [], schema, '', null, out, budget);
   return out;
+}
+
+/** Whether the schema's fields go deeper than MAX_FIELD_DEPTH or number more than MAX_FIELDS (a `$ref` cycle does both). */
+export function fieldsBeyondLimits(schema: Record<string, unknown>): boolean {
+  const budget = { fields: 0, cut: false };
+  walkSchema(schema, budget);
+  return budget.cut;
 }
 
 interface Matcher {
