@@ -115,7 +115,14 @@ describe('classify', () => {
   it('answers 422 without a file or job_id, 404 for another tenant\'s job, 401 without a token', async () => {
     const none = await h.request('POST', '/v1/templates/classify', { token: member, body: {} });
     expect(none.status).toBe(422);
-    expect(none.body.detail[0].loc).toEqual(['body', 'file']);
+    expect(none.body.detail.map((d: { loc: unknown }) => d.loc)).toContainEqual(['body', 'file']);
+    for (const job_id of [{ a: 1 }, 5, null, 'x'.repeat(65)]) {
+      const bad = await h.request('POST', '/v1/templates/classify', { token: member, body: { job_id } });
+      expect(bad.status, JSON.stringify(job_id)).toBe(422);
+      expect(bad.body.detail[0].loc).toEqual(['body', 'job_id']);
+    }
+    const extra = await h.request('POST', '/v1/templates/classify', { token: member, body: { job_id: 'job_x', mode: 'fast' } });
+    expect(extra.body.detail[0]).toMatchObject({ loc: ['body', 'mode'], type: 'extra_forbidden' });
     const job = await process(AMAZON, { processing_mode: 'canonical' });
     const cross = await h.request('POST', '/v1/templates/classify', { token: other, body: { job_id: job.job_id } });
     expect(cross.status).toBe(404);

@@ -7,7 +7,7 @@ import { type DraftCreate as DraftCreateBody, acceptDraft, createDraft, getDraft
 import { type App, type RouteModule, caller } from '../context.js';
 import { ClassifyForm, ClassifyResponse, DraftCreate, DraftListQuery, DraftParams, DraftPatch, DraftResponse } from '../schemas/classification.js';
 import { ErrorResponse, Page } from '../schemas/common.js';
-import { readTestRequest, testInput } from './templates.routes.js';
+import { jobBodyProblems, readTestRequest, testInput } from './templates.routes.js';
 
 const tags = ['templates'];
 const errors = { 404: ErrorResponse };
@@ -28,7 +28,7 @@ function registerClassify(app: App, ctx: Parameters<RouteModule>[1]): void {
       },
       async (request) => {
         const req = await readTestRequest(request, ctx.config.maxUploadBytes);
-        const input = testInput(req, []);
+        const input = testInput(req, jobBodyProblems(request, req));
         const principal = caller(request);
         return classifyRequest(ctx, principal, await request.policy(), input);
       },

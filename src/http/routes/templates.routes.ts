@@ -81,6 +81,11 @@ export async function readTestRequest(request: FastifyRequest, maxBytes: number)
 }
 
 /** The document to test on: the uploaded file or job_id (exactly one). */
+/** A JSON body naming a job (`{job_id}`) checked against its schema; a multipart body has its own checks. */
+export function jobBodyProblems(request: FastifyRequest, req: TestRequest): ValidationItem[] {
+  return request.isMultipart() ? [] : check(validateTestJson, req.fields);
+}
+
 export function testInput(req: TestRequest, extra: ValidationItem[]): TestInput {
   const items = [...extra];
   const jobId = req.fields.job_id;
@@ -170,8 +175,7 @@ function registerTests(app: App, ctx: Parameters<RouteModule>[1]): void {
       async (request) => {
         const { template_id: id } = request.params as { template_id: string };
         const req = await readTestRequest(request, ctx.config.maxUploadBytes);
-        const items = request.isMultipart() ? [] : check(validateTestJson, req.fields);
-        const input = testInput(req, items);
+        const input = testInput(req, jobBodyProblems(request, req));
         const principal = caller(request);
         const template = await templateForRun(ctx.db, principal.tenantId, id);
         if (!template) throw notFound(`Template ${id}`);
