@@ -190,6 +190,9 @@ describe('drafts', () => {
     const templateId = accepted.body.accepted_as_template_id;
     const template = await h.request('GET', `/v1/templates/${templateId}`, { token: tenantMember });
     expect(template.body).toMatchObject({ name: 'coolblue-invoice', version: 1, active: true });
+    // The template's audit list names the accept that made it, though it is filed under the draft.
+    const audit = await h.request('GET', `/v1/templates/${templateId}/audit`, { token: tenantMember });
+    expect(audit.body.items).toEqual([expect.objectContaining({ resource_type: 'template_draft', resource_id: draftId, details: expect.objectContaining({ template_id: templateId }) })]);
 
     const res = await h.request('POST', '/v1/templates/classify', { token: tenantMember, body: { job_id: firstJob } });
     expect(res.body).toMatchObject({ matched: true, template_id: templateId });

@@ -89,6 +89,8 @@ describe('deterministic forge', () => {
     expect(res.body).toMatchObject({ name: 'orlen', version: 1, active: true });
     const job = await h.request('GET', `/v1/templates/forge/jobs/${forgeId}`, { token: member });
     expect(job.body).toMatchObject({ status: 'promoted', promoted_template_id: res.body.id });
+    const audit = await h.request('GET', `/v1/templates/${res.body.id}/audit`, { token: member });
+    expect(audit.body.items).toEqual([expect.objectContaining({ resource_type: 'forge_job', resource_id: forgeId, details: expect.objectContaining({ action: 'promote', template_id: res.body.id }) })]);
     expect((await h.request('POST', `/v1/templates/forge/jobs/${forgeId}/promote`, { token: admin, body: { name: 'orlen-2' } })).status).toBe(409);
 
     let right = 0;

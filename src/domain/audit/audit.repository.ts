@@ -1,4 +1,5 @@
 // SQL for the audit trail: append-only, read per tenant or (platform) across tenants.
+import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';
 import { type PageRequest, paginate } from '../../lib/pagination.js';
@@ -64,5 +65,24 @@ export async function listAudit(db: Db, tenantId: string | null, f: AuditFilters
   if (f.resource_id) q = q.where('resource_id', '=', f.resource_id);
   if (f.created_after) q = q.where('created_at', '>=', new Date(f.created_after));
   if (f.created_before) q = q.where('created_at', '<', new Date(f.created_before));
+  return paginate(q, page);
+}
+
+/**
+ * Every change to one template, newest first: those made on the template itself, and those that
+ * made it or a version of it from elsewhere (a draft accepted as it, a forge result promoted into
+ * it), which are filed under the draft or forge job and name the template in their details.
+ */
+export async function listTemplateAudit(db: Db, tenantId: string, templateId: string, page: PageRequest) {
+  const q = db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('resource_type', '=', 'template'), eb('resource_id', '=', templateId)]),
+        eb.and([eb('resource_type', 'in', ['template_draft', 'forge_job']), eb(sql`details->>'template_id'`, '=', templateId)]),
+      ]),
+    );
   return paginate(q, page);
 }

@@ -8,7 +8,7 @@ import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import type { ExtractionTemplate } from '../../pipeline/extract/index.js';
-import { listAudit } from '../audit/audit.repository.js';
+import { listTemplateAudit } from '../audit/audit.repository.js';
 import type { Principal } from '../identity/principal.js';
 import { checkTemplate } from './template-check.js';
 import {
@@ -174,7 +174,7 @@ export async function templateVersions(db: Db, principal: Principal, id: string)
 export async function templateAudit(db: Db, principal: Principal, id: string, page: PageRequest) {
   const row = await findTemplate(db, principal.tenantId, id);
   if (!row) throw notFound(`Template ${id}`);
-  return listAudit(db, principal.tenantId, { resource_type: 'template', resource_id: id }, page);
+  return listTemplateAudit(db, principal.tenantId, id, page);
 }
 
 function forExtraction(record: Pick<TemplateRecord, 'id' | 'version' | 'json_schema' | 'validation_rules' | 'review_thresholds' | 'post_processing' | 'prompt_overlay'>): ExtractionTemplate {
