@@ -383,16 +383,39 @@ export class PipelinePool {
    * share a small pool.
    */
   async run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
-    let thread = this.threads.find((t) => !t.busy);
-    while (!thread) {
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-      if (options.signal.aborted) throw abortFailure(options.abortKind());
-      thread = this.threads.find((t) => !t.busy);
-    }
+    const thread = await this.freeThread(options);
     try {
       return await thread.run(task, options);
     } finally {
       this.waiting.shift()?.();
+    }
+  }
+
+  /**
+   * A free thread, waiting in line for one. A wait ends at once when its run is stopped (a cancel,
+   * the job timeout, shutdown), and leaves the line, so the next thread to free up goes to a run
+   * that still wants it. A free thread found after a stop is still taken: the run then stops at
+   * once inside it, and passing the thread on stays the one job of `run`'s `finally`.
+   */
+  private async freeThread(options: RunOptions): Promise<PipelineThread> {
+    const { signal } = options;
+    for (;;) {
+      const free = this.threads.find((t) => !t.busy);
+      if (free) return free;
+      if (signal.aborted) throw abortFailure(options.abortKind());
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          signal.removeEventListener('abort', leave);
+          resolve();
+        };
+        const leave = () => {
+          const at = this.waiting.indexOf(wake);
+          if (at >= 0) this.waiting.splice(at, 1);
+          resolve();
+        };
+        this.waiting.push(wake);
+        signal.addEventListener('abort', leave, { once: true });
+      });
     }
   }
 
