@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Protocol } from '../db/connections-schema.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import { LocalStore } from './local.js';
+import { tenantFolder } from './local-path.js';
 import type { S3Config, S3Credentials } from './s3.js';
 import type { SftpConfig, SftpCredentials } from './sftp.js';
 import type { FileStore } from './types.js';
@@ -14,6 +15,7 @@ export interface ConnectorDeps {
 }
 
 export interface OpenedConnection {
+  tenant_id: string;
   protocol: Protocol;
   config: Record<string, unknown>;
   credentials: Record<string, unknown>;
@@ -22,7 +24,7 @@ export interface OpenedConnection {
 export async function openStore(connection: OpenedConnection, deps: ConnectorDeps): Promise<FileStore> {
   switch (connection.protocol) {
     case 'local':
-      return new LocalStore(deps.config.localRoot, String(connection.config.path));
+      return new LocalStore(tenantFolder(deps.config.localRoot, connection.tenant_id), String(connection.config.path));
     case 's3':
       return new (await import('./s3.js')).S3Store(connection.config as unknown as S3Config, connection.credentials as unknown as S3Credentials, deps.guard);
     case 'sftp':

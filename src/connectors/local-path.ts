@@ -1,10 +1,21 @@
-// A `local` connection's directory must stay under QUIRE_LOCAL_ROOT. Symlinks are resolved
-// before the check (a link inside the root that points outside it is an escape), including for
-// the part of the path that exists today when the rest is still to be created.
+// A `local` connection's directory must stay inside its tenant's own folder under
+// QUIRE_LOCAL_ROOT (`<root>/<tenant_id>`): one tenant's connection can never read, overwrite or
+// delete another's files. Symlinks are resolved before the check (a link inside the folder that
+// points outside it is an escape), including for the part of the path that exists today when the
+// rest is still to be created.
 import fs from 'node:fs';
 import path from 'node:path';
 
 export class PathEscapeError extends Error {}
+
+/** Tenant ids as the platform API accepts them: one safe path segment. */
+const TENANT_ID = /^[a-z0-9][a-z0-9-]{1,62}$/;
+
+/** A tenant's own folder under the local root; its `local` connections' paths are relative to it. */
+export function tenantFolder(root: string, tenantId: string): string {
+  if (!TENANT_ID.test(tenantId)) throw new Error(`${JSON.stringify(tenantId)} is not a tenant id`);
+  return path.join(root, tenantId);
+}
 
 export function resolveUnderRoot(root: string, relative: string): string {
   fs.mkdirSync(root, { recursive: true });
@@ -19,7 +30,8 @@ export function resolveUnderRoot(root: string, relative: string): string {
   }
   const resolved = path.join(fs.realpathSync(existing), ...rest);
   if (resolved !== realRoot && !resolved.startsWith(realRoot + path.sep)) {
-    throw new PathEscapeError(`The path leaves the local connections root (${realRoot}); use a path inside it.`);
+    // The server's own directories are no business of the tenant's: the message names none.
+    throw new PathEscapeError("The path leaves this tenant's folder for local connections; use a path inside it.");
   }
   return resolved;
 }

@@ -1,5 +1,5 @@
-// `local`: a directory under QUIRE_LOCAL_ROOT. Writes go to a temporary name and are renamed
-// into place, so a reader never sees half a result.
+// `local`: a directory in the tenant's folder under QUIRE_LOCAL_ROOT (local-path.ts). Writes go
+// to a temporary name and are renamed into place, so a reader never sees half a result.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -11,8 +11,12 @@ import type { FileStore, RemoteFile } from './types.js';
 export class LocalStore implements FileStore {
   private readonly base: string;
 
-  constructor(root: string, relative: string) {
-    this.base = resolveUnderRoot(root, relative);
+  /** `folder`: the tenant's folder (tenantFolder); `relative`: the connection's path inside it. */
+  constructor(
+    folder: string,
+    private readonly relative: string,
+  ) {
+    this.base = resolveUnderRoot(folder, relative);
   }
 
   private file(name: string): string {
@@ -62,7 +66,7 @@ export class LocalStore implements FileStore {
     } else {
       await fsp.readdir(this.base);
     }
-    return `Directory ${this.base} is ${writable ? 'writable' : 'readable'}.`;
+    return `The folder ${JSON.stringify(this.relative)} is ${writable ? 'writable' : 'readable'}.`;
   }
 
   async close(): Promise<void> {}

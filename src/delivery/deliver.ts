@@ -44,7 +44,7 @@ export async function deliver(deps: DeliverDeps, delivery: Delivery, connection:
       const error = answer.ok ? null : `The receiver answered ${answer.statusCode}.`;
       return { outcome: answer.ok ? 'delivered' : 'retry', statusCode: answer.statusCode, latencyMs: answer.latencyMs, excerpt: answer.excerpt, error, final: false };
     }
-    const store = await openStore({ protocol: connection.protocol, config: connection.config, credentials }, deps);
+    const store = await openStore({ tenant_id: connection.tenant_id, protocol: connection.protocol, config: connection.config, credentials }, deps);
     try {
       await writeObjects(deps, store, delivery, payload);
     } finally {

@@ -12,6 +12,16 @@ export const jobObjectName = (jobId: string) => `${jobId}.json`;
 export const manifestObjectName = (batchId: string) => `${batchId}/manifest.json`;
 export const originalObjectName = (jobId: string, filename: string | null) => `${jobId}/original/${safeName(filename ?? 'original')}`;
 
+/**
+ * Whether a file in a store's listing is a job result a delivery wrote there. A source never takes
+ * one: a `both` connection (or a source beside a destination on the same folder) would otherwise
+ * turn every delivered result into a new job, and that job's result into another. Manifests and
+ * originals lie in a folder of their own, below what a source lists.
+ */
+export function isDeliveredResult(name: string): boolean {
+  return /^job_[0-9a-z]{26}\.json$/.test(name);
+}
+
 function safeName(filename: string): string {
   const base = filename.split(/[\\/]/).pop() ?? 'original';
   return base.replace(/[^A-Za-z0-9._ -]/g, '_').replace(/^\.+/, '_') || 'original';

@@ -10,6 +10,7 @@ import { PROCESSED_DIR } from '../connectors/types.js';
 import type { Connection } from '../db/connections-schema.js';
 import type { Db } from '../db/database.js';
 import type { ProcessingMode } from '../db/documents-schema.js';
+import { isDeliveredResult } from '../delivery/payload.js';
 import { openCredentials } from '../domain/connections/connections.service.js';
 import { PRIORITY_BATCH, insertJob } from '../domain/documents/submit.service.js';
 import { sniffUpload } from '../domain/documents/upload-sniff.js';
@@ -37,14 +38,14 @@ export interface PollReport {
 }
 
 export async function pollSource(deps: PollDeps, connection: Connection): Promise<PollReport> {
-  const store = await openStore({ protocol: connection.protocol, config: connection.config, credentials: openCredentials(deps.box, connection) }, deps);
+  const store = await openStore({ tenant_id: connection.tenant_id, protocol: connection.protocol, config: connection.config, credentials: openCredentials(deps.box, connection) }, deps);
   const report: PollReport = { listed: 0, created: [], afterDone: 0 };
   try {
     const files = await store.list();
     report.listed = files.length;
     const known = await knownFiles(deps.db, connection.id);
     for (const file of files) {
-      if (known.has(`${file.name}\0${file.fingerprint}`)) continue;
+      if (known.has(`${file.name}\0${file.fingerprint}`) || isDeliveredResult(file.name)) continue;
       const jobId = await takeFile(deps, connection, file, await store.read(file.name));
       if (jobId) report.created.push(jobId);
     }

@@ -89,9 +89,23 @@ describe('validation', () => {
   it('keeps local paths under the root, resolving symlinks first', async () => {
     expect422(await create(admin, { name: 'up', protocol: 'local', direction: 'destination', config: { path: '../elsewhere' }, credentials: {} }), expect.objectContaining({ loc: ['body', 'config', 'path'], type: 'value_error' }));
     expect422(await create(admin, { name: 'abs', protocol: 'local', direction: 'destination', config: { path: outside }, credentials: {} }), expect.objectContaining({ loc: ['body', 'config', 'path'] }));
-    fs.symlinkSync(outside, path.join(localRoot, 'sneaky'));
+    fs.mkdirSync(path.join(localRoot, 'acme'), { recursive: true });
+    fs.symlinkSync(outside, path.join(localRoot, 'acme', 'sneaky'));
     expect422(await create(admin, { name: 'link', protocol: 'local', direction: 'destination', config: { path: 'sneaky/results' }, credentials: {} }), expect.objectContaining({ loc: ['body', 'config', 'path'] }));
     expect(fs.readdirSync(outside)).toEqual([]);
+  });
+
+  it("keeps each tenant's local paths in its own folder, and names no server directory", async () => {
+    for (const p of ['../globex', '../globex/results', '..', '../..']) {
+      const res = await create(admin, { name: 'theirs', protocol: 'local', direction: 'source', config: { path: p, poll_seconds: 60 }, credentials: {} });
+      expect422(res, expect.objectContaining({ loc: ['body', 'config', 'path'], type: 'value_error' }));
+      expect(JSON.stringify(res.body)).not.toContain(localRoot);
+    }
+    // The folder named "globex" in acme's connection is acme's own.
+    const own = await create(admin, { name: 'named-like-them', protocol: 'local', direction: 'destination', config: { path: 'globex' }, credentials: {} });
+    const tested = await h.request('POST', `/v1/admin/connections/${own.body.id}/test`, { token: admin });
+    expect(tested.body).toMatchObject({ ok: true, detail: 'The folder "globex" is writable.' });
+    expect(fs.existsSync(path.join(localRoot, 'acme', 'globex'))).toBe(true);
   });
 
   it('refuses private addresses unless the platform allows them', async () => {
@@ -148,7 +162,7 @@ describe('lifecycle', () => {
   });
 
   it('tests a local destination by writing a probe file', async () => {
-    const res = await create(admin, { name: 'folder', protocol: 'local', direction: 'destination', config: { path: 'acme/results' }, credentials: {} });
+    const res = await create(admin, { name: 'folder', protocol: 'local', direction: 'destination', config: { path: 'results' }, credentials: {} });
     const tested = await h.request('POST', `/v1/admin/connections/${res.body.id}/test`, { token: admin });
     expect(tested.body).toMatchObject({ ok: true });
     expect(fs.existsSync(path.join(localRoot, 'acme/results'))).toBe(true);

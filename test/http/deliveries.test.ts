@@ -93,7 +93,7 @@ describe('store destinations', () => {
   });
 
   it('writes a single job to a local folder', async () => {
-    const id = await connection({ name: 'folder', protocol: 'local', direction: 'destination', config: { path: 'acme/results' }, credentials: {} });
+    const id = await connection({ name: 'folder', protocol: 'local', direction: 'destination', config: { path: 'results' }, credentials: {} });
     const res = await upload(h, admin, note('d.txt', 'Invoice D total 40.00'), { processing_mode: 'canonical', destination_connection_id: id });
     expect(res.status).toBe(202);
     const file = path.join(localRoot, 'acme/results', `${res.body.job_id}.json`);

@@ -49,13 +49,15 @@ async function jobsOf(connectionId: string) {
 describe('local source', () => {
   // Two pollers of our own, plus the harness worker's, all polling the same connection.
   it('turns 50 files dropped while two pollers run into 50 jobs, and no more on later polls', async () => {
-    const id = await source('drop', 'local', { path: 'acme/inbox', poll_seconds: 1, processing_mode: 'canonical' });
+    const id = await source('drop', 'local', { path: 'inbox', poll_seconds: 1, processing_mode: 'canonical' });
     const inbox = path.join(localRoot, 'acme/inbox');
     fs.mkdirSync(inbox, { recursive: true });
     const log = pino({ level: 'silent' });
     const blobs = createBlobStore(h.config);
     const pollers = [0, 1].map((i) => new SourcePoller({ db: h.db, config: h.config, blobs, log, workerId: `test-poller-${i}` }));
     const pollAll = () => Promise.all(pollers.map((p) => p.pollDue()));
+    // A job result a delivery wrote into the same folder (a `both` connection) is not taken.
+    fs.writeFileSync(path.join(inbox, `${newId('job')}.json`), JSON.stringify({ job_id: 'delivered', status: 'completed' }));
     for (let chunk = 0; chunk < 5; chunk++) {
       for (let i = 0; i < 10; i++) fs.writeFileSync(path.join(inbox, `note-${chunk}-${i}.txt`), `Delivery note ${chunk}-${i}`);
       await pollAll();
@@ -86,8 +88,8 @@ describe('local source', () => {
   });
 
   it('moves a file to processed/ once its job ends (after: move), and deletes it with after: delete', async () => {
-    const moved = await source('moving', 'local', { path: 'acme/move-in', poll_seconds: 1, processing_mode: 'canonical', after: 'move' });
-    const deleted = await source('deleting', 'local', { path: 'acme/delete-in', poll_seconds: 1, processing_mode: 'canonical', after: 'delete' });
+    const moved = await source('moving', 'local', { path: 'move-in', poll_seconds: 1, processing_mode: 'canonical', after: 'move' });
+    const deleted = await source('deleting', 'local', { path: 'delete-in', poll_seconds: 1, processing_mode: 'canonical', after: 'delete' });
     fs.mkdirSync(path.join(localRoot, 'acme/move-in'), { recursive: true });
     fs.mkdirSync(path.join(localRoot, 'acme/delete-in'), { recursive: true });
     fs.writeFileSync(path.join(localRoot, 'acme/move-in/m.txt'), 'Move me');
@@ -106,7 +108,7 @@ describe('interrupted poll', () => {
     const id = newId('con');
     const connection = await h.db
       .insertInto('connections')
-      .values({ id, tenant_id: 'acme', name: 'flaky', protocol: 'local', direction: 'source', config: JSON.stringify({ path: 'acme/flaky', processing_mode: 'canonical' }), next_poll_at: new Date(Date.now() + 3_600_000) })
+      .values({ id, tenant_id: 'acme', name: 'flaky', protocol: 'local', direction: 'source', config: JSON.stringify({ path: 'flaky', processing_mode: 'canonical' }), next_poll_at: new Date(Date.now() + 3_600_000) })
       .returningAll()
       .executeTakeFirstOrThrow();
     fs.mkdirSync(path.join(localRoot, 'acme/flaky'), { recursive: true });

@@ -2,7 +2,7 @@
 // Credentials are sealed by the secrets box the moment they arrive and opened only by the code
 // that connects; reads show which keys are set, never a value.
 import { openStore } from '../../connectors/index.js';
-import { PathEscapeError, resolveUnderRoot } from '../../connectors/local-path.js';
+import { PathEscapeError, resolveUnderRoot, tenantFolder } from '../../connectors/local-path.js';
 import type { SftpStore } from '../../connectors/sftp.js';
 import { postWebhook } from '../../connectors/webhook.js';
 import type { Config } from '../../config.js';
@@ -54,7 +54,7 @@ async function checkReachability(deps: ConnectionsDeps, tenantId: string, protoc
   const fail = (field: string, msg: string) => validationError([{ loc: ['body', 'config', field], msg, type: 'value_error', input: config[field] }]);
   if (protocol === 'local') {
     try {
-      resolveUnderRoot(deps.config.localRoot, String(config.path));
+      resolveUnderRoot(tenantFolder(deps.config.localRoot, tenantId), String(config.path));
     } catch (err) {
       if (err instanceof PathEscapeError) throw fail('path', err.message);
       throw err;
@@ -159,7 +159,7 @@ export async function testConnection(deps: ConnectionsDeps, p: Principal, id: st
       const answer = await postWebhook(connection.config as never, String(credentials.secret), { id: `test_${newId('con').slice(4)}`, event: 'connection.test', body }, { guard: deps.guard, extraCaFile: deps.config.extraCaCerts });
       return { connection, answer: { ok: answer.ok, latency_ms: elapsed(), detail: `The receiver answered ${answer.statusCode}${answer.ok ? '' : `: ${answer.excerpt.slice(0, 200)}`}.` } };
     }
-    const store = await openStore({ protocol: connection.protocol, config: connection.config, credentials }, deps);
+    const store = await openStore({ tenant_id: connection.tenant_id, protocol: connection.protocol, config: connection.config, credentials }, deps);
     try {
       const detail = await store.probe(connection.direction !== 'source');
       // The protocol names the store openStore built (a type import keeps SFTP's client unloaded).
