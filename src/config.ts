@@ -100,7 +100,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_MAX_UPLOAD_BYTES', default: '52428800', description: 'largest accepted upload (50 MiB)' },
   { name: 'QUIRE_ALLOW_PRIVATE_NETWORK', default: '0', description: '1 lets outbound calls reach private/loopback addresses' },
   { name: 'QUIRE_OUTBOUND_ALLOW', default: '(none)', description: 'comma-separated private addresses or CIDR ranges outbound calls may reach (e.g. 10.0.0.5,192.168.10.0/24)' },
-  { name: 'QUIRE_LOCAL_ROOT', default: '<data dir>/connections', description: 'directory every `local` connection path stays under' },
+  { name: 'QUIRE_LOCAL_ROOT', default: '<data dir>/connections', description: 'directory of the tenants\' folders for `local` connections (<root>/<tenant_id>)' },
   { name: 'QUIRE_EXTRA_CA_CERTS', default: '(none)', description: 'PEM file of extra certificate authorities trusted by webhook deliveries' },
   { name: 'QUIRE_DELIVERY_LEASE_SECONDS', default: '150', description: 'lease of a delivery being sent; a worker that dies mid-send loses it and another sends it again' },
   { name: 'QUIRE_DELIVERY_RETRY_BASE_MS', default: '5000', description: 'first retry delay of a failed delivery; doubles per attempt up to an hour, with jitter' },

@@ -9,7 +9,9 @@ describe('cursors', () => {
   });
 
   it('reject a cursor this API did not issue as a 422 on query.cursor', () => {
-    for (const bad of ['garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["not a date","x"]').toString('base64url')]) {
+    const positions = [['0', 'x'], ['+275760-09-13T00:00:00.000Z', 'x'], ['2026-02-31T00:00:00.000Z', 'x'], ['2026-11-21T10:00:00.123Z', 'x\u0000'], ['2026-11-21T10:00:00.123Z', '']];
+    const encoded = positions.map((p) => Buffer.from(JSON.stringify(p)).toString('base64url'));
+    for (const bad of ['garbage', Buffer.from('[1,2]').toString('base64url'), Buffer.from('["not a date","x"]').toString('base64url'), ...encoded]) {
       try {
         decodeCursor(bad);
         expect.unreachable();

@@ -21,10 +21,18 @@ export function encodeCursor(createdAt: Date, id: string): string {
   return Buffer.from(JSON.stringify([createdAt.toISOString(), id])).toString('base64url');
 }
 
+/**
+ * What encodeCursor writes: an instant as toISOString gives it (four-digit years; Date.parse
+ * takes far more, "0" and "+275760-09-13" among them, which PostgreSQL refuses) and an id.
+ */
+const CURSOR_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const CURSOR_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
 export function decodeCursor(cursor: string): CursorPosition {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(createdAt))) throw new Error();
+    if (typeof createdAt !== 'string' || typeof id !== 'string' || !CURSOR_INSTANT.test(createdAt) || !CURSOR_ID.test(id)) throw new Error();
+    if (new Date(createdAt).toISOString() !== createdAt) throw new Error(); // 2026-02-31 and the like
     return { createdAt, id };
   } catch {
     throw validationError([{ loc: ['query', 'cursor'], msg: 'Cursor is not one this API issued', type: 'value_error', input: cursor }]);

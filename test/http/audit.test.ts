@@ -102,6 +102,12 @@ describe('query validation', () => {
         ctx: { format: 'RFC 3339' },
       });
       expect422(await h.request('GET', `${path}?cursor=abc`, { token }), { loc: ['query', 'cursor'], msg: 'Cursor is not one this API issued', type: 'value_error', input: 'abc' });
+      // Positions JavaScript reads as dates but PostgreSQL does not, and an id it cannot hold.
+      for (const position of [['0', 'x'], ['12', 'x'], ['+275760-09-13T00:00:00.000Z', 'x'], ['-000001-01-01T00:00:00Z', 'x'], ['2026-11-27T10:00:00.000Z', 'x\u0000']]) {
+        const cursor = Buffer.from(JSON.stringify(position)).toString('base64url');
+        const res = await h.request('GET', `${path}?cursor=${cursor}`, { token });
+        expect(res.status, JSON.stringify(position)).toBe(422);
+      }
     }
   });
 });
