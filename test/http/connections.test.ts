@@ -83,6 +83,12 @@ describe('validation', () => {
       expect.objectContaining({ loc: ['body', 'config', 'poll_seconds'], type: 'greater_than_equal' }));
     expect422(await create(admin, { name: 'l', protocol: 'local', direction: 'destination', config: { path: 'x', after: 'move' }, credentials: {} }),
       expect.objectContaining({ loc: ['body', 'config', 'after'] }));
+    // Headers that could never be sent: a name that is no HTTP token, a value that would split the request.
+    const headers = await create(admin, { name: 'hook', protocol: 'webhook', direction: 'destination', config: { url: receiver.url, headers: { 'bad header': 'v', 'X-Ok': 'a\r\nInjected: 1' } }, credentials: { secret: SECRET } });
+    expect(headers.status).toBe(422);
+    const locs = headers.body.detail.map((d: { loc: unknown }) => JSON.stringify(d.loc));
+    expect(locs).toContain(JSON.stringify(['body', 'config', 'headers', 'bad header']));
+    expect(locs).toContain(JSON.stringify(['body', 'config', 'headers', 'X-Ok']));
     expect((await h.request('GET', '/v1/admin/connections', { token: admin })).body.items).toEqual([]);
   });
 

@@ -42,7 +42,14 @@ const RULES: Record<Protocol, { config: TSchema; credentials: TSchema; destinati
     config: Type.Object(
       {
         url: text({ maxLength: 2048, pattern: '^https://' }),
-        headers: opt(Type.Record(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }), Type.String({ maxLength: 4096 }))),
+        // Names are HTTP tokens, values hold no control character but tab (CR LF would split
+        // the request): anything else could never be sent. A record's key pattern only binds
+        // with additionalProperties false (it compiles to patternProperties).
+        headers: opt(
+          Type.Record(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" }), Type.String({ maxLength: 4096, pattern: '^[^\\u0000-\\u0008\\u000a-\\u001f\\u007f]*$' }), {
+            additionalProperties: false,
+          }),
+        ),
         timeout_seconds: opt(Type.Integer({ minimum: 1, maximum: 120 })),
       },
       { additionalProperties: false },
