@@ -151,9 +151,11 @@ describe('drafts', () => {
     expect(job.classification).toMatchObject({ matched: false, draft: { created: true, auto_seen_count: 1 } });
     draftId = job.classification.draft.id;
     const draft = (await h.request('GET', `/v1/templates/drafts/${draftId}`, { token: tenantMember })).body;
+    // Required fields always; optional ones only with a value (interface.md types them string, not null).
     expect(Object.keys(draft).sort()).toEqual(
-      ['accepted_as_template_id', 'auto_seen_count', 'created_at', 'drafter_notes', 'field_examples', 'id', 'json_schema', 'prompt_overlay', 'proposed_by', 'proposed_description', 'proposed_from_hint', 'proposed_from_job_ids', 'proposed_name', 'resolved_at', 'resolved_by', 'status', 'tenant_id', 'validation_rules'].sort(),
+      ['auto_seen_count', 'created_at', 'drafter_notes', 'field_examples', 'id', 'json_schema', 'proposed_by', 'proposed_description', 'proposed_from_job_ids', 'proposed_name', 'status', 'tenant_id', 'validation_rules'].sort(),
     );
+    expect(Object.values(draft)).not.toContain(null);
     expect(draft).toMatchObject({ tenant_id: 'drafts', status: 'pending', auto_seen_count: 1, proposed_from_job_ids: [job.job_id] });
     expect(draft.proposed_name).toMatch(/^[a-z0-9][a-z0-9_-]*$/);
     const names = Object.keys(draft.json_schema.properties);
@@ -213,7 +215,8 @@ describe('drafts', () => {
     expect(created.body).toMatchObject({ proposed_name: 'from-jobs', proposed_from_job_ids: [firstJob], proposed_from_hint: 'Coolblue invoices', auto_seen_count: 0, status: 'pending' });
     const rejected = await h.request('DELETE', `/v1/templates/drafts/${created.body.id}`, { token: tenantMember });
     expect(rejected.status).toBe(200);
-    expect(rejected.body).toMatchObject({ status: 'rejected', accepted_as_template_id: null });
+    expect(rejected.body).toMatchObject({ status: 'rejected', resolved_at: expect.any(String), resolved_by: expect.any(String) });
+    expect(rejected.body).not.toHaveProperty('accepted_as_template_id');
     expect((await h.request('GET', `/v1/templates/drafts/${created.body.id}`, { token: tenantMember })).body.status).toBe('rejected');
 
     expect((await h.request('POST', '/v1/templates/drafts', { token: tenantMember, body: { job_ids: [] } })).status).toBe(422);

@@ -21,27 +21,30 @@ import { type DraftChanges, findDraft, insertDraft, listDrafts, lockDraft, pendi
 export const DRAFT_SIMILARITY_THRESHOLD = 0.6;
 export const DRAFT_PROPOSER = 'quire:draft_on_miss';
 
-/** interface.md DraftResponse. */
+/** interface.md DraftResponse: its optional fields are strings when set and left out when not. */
 export function presentDraft(row: DraftRow) {
+  const optional = {
+    proposed_by: row.proposed_by,
+    proposed_from_hint: row.proposed_from_hint,
+    proposed_description: row.proposed_description,
+    prompt_overlay: row.prompt_overlay,
+    drafter_notes: row.drafter_notes,
+    accepted_as_template_id: row.accepted_as_template_id,
+    resolved_at: row.resolved_at,
+    resolved_by: row.resolved_by,
+  };
   return {
     id: row.id,
     tenant_id: row.tenant_id,
-    proposed_by: row.proposed_by,
     proposed_from_job_ids: row.proposed_from_job_ids,
-    proposed_from_hint: row.proposed_from_hint,
     auto_seen_count: row.auto_seen_count,
     proposed_name: row.proposed_name,
-    proposed_description: row.proposed_description,
     json_schema: row.json_schema,
-    prompt_overlay: row.prompt_overlay,
     validation_rules: row.validation_rules,
     field_examples: row.field_examples,
-    drafter_notes: row.drafter_notes,
     status: row.status,
-    accepted_as_template_id: row.accepted_as_template_id,
     created_at: row.created_at,
-    resolved_at: row.resolved_at,
-    resolved_by: row.resolved_by,
+    ...(Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== null && v !== undefined)) as Partial<{ [K in keyof typeof optional]: NonNullable<(typeof optional)[K]> }>),
   };
 }
 

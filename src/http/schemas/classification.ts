@@ -32,26 +32,28 @@ export const ClassifyForm = Type.Object({
 
 export const DraftStatus = StringEnum(['pending', 'accepted', 'rejected'] as const);
 
+// interface.md types the optional fields "string", not "string or null" (as ReviewSummary's are):
+// a field without a value is left out.
 export const DraftResponse = Type.Object(
   {
     id: Type.String(),
     tenant_id: Type.String(),
-    proposed_by: Type.Optional(Nullable(Type.String())),
+    proposed_by: Type.Optional(Type.String()),
     proposed_from_job_ids: Type.Array(Type.String()),
-    proposed_from_hint: Type.Optional(Nullable(Type.String())),
+    proposed_from_hint: Type.Optional(Type.String()),
     auto_seen_count: Type.Integer(),
     proposed_name: Type.String(),
-    proposed_description: Type.Optional(Nullable(Type.String())),
+    proposed_description: Type.Optional(Type.String()),
     json_schema: FreeObject,
-    prompt_overlay: Type.Optional(Nullable(Type.String())),
+    prompt_overlay: Type.Optional(Type.String()),
     validation_rules: Type.Array(FreeObject),
     field_examples: FreeObject,
-    drafter_notes: Type.Optional(Nullable(Type.String())),
+    drafter_notes: Type.Optional(Type.String()),
     status: Type.String(),
-    accepted_as_template_id: Type.Optional(Nullable(Type.String())),
+    accepted_as_template_id: Type.Optional(Type.String()),
     created_at: Timestamp,
-    resolved_at: Type.Optional(Nullable(Timestamp)),
-    resolved_by: Type.Optional(Nullable(Type.String())),
+    resolved_at: Type.Optional(Timestamp),
+    resolved_by: Type.Optional(Type.String()),
   },
   { $id: 'DraftResponse' },
 );

@@ -1680,11 +1680,11 @@ export interface components {
         };
         /** DraftResponse */
         "def-2": {
-            accepted_as_template_id?: string | null;
+            accepted_as_template_id?: string;
             auto_seen_count: number;
             /** Format: date-time */
             created_at: string;
-            drafter_notes?: string | null;
+            drafter_notes?: string;
             field_examples: {
                 [key: string]: unknown;
             };
@@ -1692,15 +1692,15 @@ export interface components {
             json_schema: {
                 [key: string]: unknown;
             };
-            prompt_overlay?: string | null;
-            proposed_by?: string | null;
-            proposed_description?: string | null;
-            proposed_from_hint?: string | null;
+            prompt_overlay?: string;
+            proposed_by?: string;
+            proposed_description?: string;
+            proposed_from_hint?: string;
             proposed_from_job_ids: string[];
             proposed_name: string;
             /** Format: date-time */
-            resolved_at?: string | null;
-            resolved_by?: string | null;
+            resolved_at?: string;
+            resolved_by?: string;
             status: string;
             tenant_id: string;
             validation_rules: {
@@ -7823,11 +7823,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        accepted_as_template_id?: string | null;
+                        accepted_as_template_id?: string;
                         auto_seen_count: number;
                         /** Format: date-time */
                         created_at: string;
-                        drafter_notes?: string | null;
+                        drafter_notes?: string;
                         field_examples: {
                             [key: string]: unknown;
                         };
@@ -7835,15 +7835,15 @@ export interface operations {
                         json_schema: {
                             [key: string]: unknown;
                         };
-                        prompt_overlay?: string | null;
-                        proposed_by?: string | null;
-                        proposed_description?: string | null;
-                        proposed_from_hint?: string | null;
+                        prompt_overlay?: string;
+                        proposed_by?: string;
+                        proposed_description?: string;
+                        proposed_from_hint?: string;
                         proposed_from_job_ids: string[];
                         proposed_name: string;
                         /** Format: date-time */
-                        resolved_at?: string | null;
-                        resolved_by?: string | null;
+                        resolved_at?: string;
+                        resolved_by?: string;
                         status: string;
                         tenant_id: string;
                         validation_rules: {
@@ -7896,11 +7896,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        accepted_as_template_id?: string | null;
+                        accepted_as_template_id?: string;
                         auto_seen_count: number;
                         /** Format: date-time */
                         created_at: string;
-                        drafter_notes?: string | null;
+                        drafter_notes?: string;
                         field_examples: {
                             [key: string]: unknown;
                         };
@@ -7908,15 +7908,15 @@ export interface operations {
                         json_schema: {
                             [key: string]: unknown;
                         };
-                        prompt_overlay?: string | null;
-                        proposed_by?: string | null;
-                        proposed_description?: string | null;
-                        proposed_from_hint?: string | null;
+                        prompt_overlay?: string;
+                        proposed_by?: string;
+                        proposed_description?: string;
+                        proposed_from_hint?: string;
                         proposed_from_job_ids: string[];
                         proposed_name: string;
                         /** Format: date-time */
-                        resolved_at?: string | null;
-                        resolved_by?: string | null;
+                        resolved_at?: string;
+                        resolved_by?: string;
                         status: string;
                         tenant_id: string;
                         validation_rules: {
@@ -7957,11 +7957,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        accepted_as_template_id?: string | null;
+                        accepted_as_template_id?: string;
                         auto_seen_count: number;
                         /** Format: date-time */
                         created_at: string;
-                        drafter_notes?: string | null;
+                        drafter_notes?: string;
                         field_examples: {
                             [key: string]: unknown;
                         };
@@ -7969,15 +7969,15 @@ export interface operations {
                         json_schema: {
                             [key: string]: unknown;
                         };
-                        prompt_overlay?: string | null;
-                        proposed_by?: string | null;
-                        proposed_description?: string | null;
-                        proposed_from_hint?: string | null;
+                        prompt_overlay?: string;
+                        proposed_by?: string;
+                        proposed_description?: string;
+                        proposed_from_hint?: string;
                         proposed_from_job_ids: string[];
                         proposed_name: string;
                         /** Format: date-time */
-                        resolved_at?: string | null;
-                        resolved_by?: string | null;
+                        resolved_at?: string;
+                        resolved_by?: string;
                         status: string;
                         tenant_id: string;
                         validation_rules: {
@@ -8048,11 +8048,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        accepted_as_template_id?: string | null;
+                        accepted_as_template_id?: string;
                         auto_seen_count: number;
                         /** Format: date-time */
                         created_at: string;
-                        drafter_notes?: string | null;
+                        drafter_notes?: string;
                         field_examples: {
                             [key: string]: unknown;
                         };
@@ -8060,15 +8060,15 @@ export interface operations {
                         json_schema: {
                             [key: string]: unknown;
                         };
-                        prompt_overlay?: string | null;
-                        proposed_by?: string | null;
-                        proposed_description?: string | null;
-                        proposed_from_hint?: string | null;
+                        prompt_overlay?: string;
+                        proposed_by?: string;
+                        proposed_description?: string;
+                        proposed_from_hint?: string;
                         proposed_from_job_ids: string[];
                         proposed_name: string;
                         /** Format: date-time */
-                        resolved_at?: string | null;
-                        resolved_by?: string | null;
+                        resolved_at?: string;
+                        resolved_by?: string;
                         status: string;
                         tenant_id: string;
                         validation_rules: {
@@ -8121,11 +8121,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        accepted_as_template_id?: string | null;
+                        accepted_as_template_id?: string;
                         auto_seen_count: number;
                         /** Format: date-time */
                         created_at: string;
-                        drafter_notes?: string | null;
+                        drafter_notes?: string;
                         field_examples: {
                             [key: string]: unknown;
                         };
@@ -8133,15 +8133,15 @@ export interface operations {
                         json_schema: {
                             [key: string]: unknown;
                         };
-                        prompt_overlay?: string | null;
-                        proposed_by?: string | null;
-                        proposed_description?: string | null;
-                        proposed_from_hint?: string | null;
+                        prompt_overlay?: string;
+                        proposed_by?: string;
+                        proposed_description?: string;
+                        proposed_from_hint?: string;
                         proposed_from_job_ids: string[];
                         proposed_name: string;
                         /** Format: date-time */
-                        resolved_at?: string | null;
-                        resolved_by?: string | null;
+                        resolved_at?: string;
+                        resolved_by?: string;
                         status: string;
                         tenant_id: string;
                         validation_rules: {
