@@ -130,10 +130,24 @@ describe('PATCH /v1/admin/tenant-policy/{tenant_id}', () => {
     expect(read.body.fields.judge_mode_enabled).toEqual({ value: true, source: 'tenant' });
   });
 
-  it('clears default_template_id back to the platform null', async () => {
-    expect((await patch({ default_template_id: 'tpl_123' })).body.effective.default_template_id).toBe('tpl_123');
+  it("sets default_template_id to one of the tenant's live templates only, and clears it back to the platform null", async () => {
+    const template = (token: string, name: string) =>
+      h.request('POST', '/v1/templates', { token, body: { name, json_schema: { type: 'object', properties: { total: { type: 'number' } } } } });
+    const ours = (await template(acmeAdmin, 'default-one')).body.id as string;
+    const theirs = (await template(globexAdmin, 'not-yours')).body.id as string;
+    for (const id of [theirs, 'tpl_nonexistent']) {
+      const res = await patch({ default_template_id: id });
+      expect(res.status, id).toBe(404);
+      expect(res.body.code).toBe('not_found');
+    }
+    expect((await h.request('GET', policyOf('acme'), { token: acmeAdmin })).body.fields.default_template_id.value).toBeNull();
+    expect((await patch({ default_template_id: ours })).body.effective.default_template_id).toBe(ours);
     const cleared = await patch({ default_template_id: null });
     expect(cleared.body.fields.default_template_id).toEqual({ value: null, source: 'platform' });
+    // Templates belong to tenants: the platform default stays none.
+    const platformWide = await h.request('PATCH', '/v1/platform/defaults', { token: platform, body: { default_template_id: ours } });
+    expect(platformWide.status).toBe(422);
+    expect(platformWide.body.detail[0].loc).toEqual(['body', 'default_template_id']);
   });
 
   it('stores nested policy objects exactly as given, and clears them with null', async () => {

@@ -16,7 +16,7 @@ import type { PageRequest } from '../../lib/pagination.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { type GuardOptions, OutboundBlockedError, assertOutboundAllowed } from '../../lib/ssrf-guard.js';
 import type { Principal } from '../identity/principal.js';
-import { checkTemplate } from '../documents/references.js';
+import { templateIsLive } from '../documents/references.js';
 import * as repo from './connections.repository.js';
 import { validateConnectionShape } from './protocol-rules.js';
 
@@ -70,7 +70,7 @@ async function checkReachability(deps: ConnectionsDeps, tenantId: string, protoc
       throw err;
     }
   }
-  if (typeof config.template_id === 'string' && (await checkTemplate(deps.db, tenantId, config.template_id)) === 'missing') {
+  if (typeof config.template_id === 'string' && !(await templateIsLive(deps.db, tenantId, config.template_id))) {
     throw notFound(`Template ${config.template_id}`);
   }
 }

@@ -13,7 +13,7 @@ import { discardStaged } from '../../storage/staging.js';
 import type { Principal } from '../identity/principal.js';
 import { IdempotentReplay, claimKey, replayOf, requestHash } from './idempotency.repository.js';
 import { type JobSummary, SUMMARY_COLUMNS, recordEvent } from './jobs.repository.js';
-import { checkTemplate, connectionExists } from './references.js';
+import { connectionExists, templateIsLive } from './references.js';
 import { type UploadVerdict, sniffUpload } from './upload-sniff.js';
 
 export interface DocumentsDeps {
@@ -54,7 +54,7 @@ export function assertTemplateFitsMode(templateId: string | null | undefined, mo
 
 /** 404 for a template or destination that does not exist in the caller's tenant. */
 export async function checkReferences(db: Db | Tx, tenantId: string, refs: { template_id?: string | null; destination_connection_id?: string | null }): Promise<void> {
-  if (refs.template_id && (await checkTemplate(db, tenantId, refs.template_id)) === 'missing') throw notFound(`Template ${refs.template_id}`);
+  if (refs.template_id && !(await templateIsLive(db, tenantId, refs.template_id))) throw notFound(`Template ${refs.template_id}`);
   if (refs.destination_connection_id && !(await connectionExists(db, tenantId, refs.destination_connection_id))) {
     throw notFound(`Connection ${refs.destination_connection_id}`);
   }

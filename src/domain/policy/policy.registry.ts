@@ -37,7 +37,7 @@ export const POLICY_REGISTRY = {
     type: 'string',
     inheritable: true,
     default: null,
-    description: 'Template used for extraction when a job names none and auto-classification is off or finds no match. The platform default is none (null); a tenant sets one of its own template ids.',
+    description: 'Template used for extraction when a job names none and auto-classification is off or finds no match. The platform default is none (null) and cannot be set (422: templates belong to tenants); a tenant sets one of its own live template ids (404 for any other).',
   } as PolicyField<string | null>,
   review_agreement_floor: num(0.8, { maximum: 1 }, 'With judge mode on, a field whose agreement between the two extractions is below this opens a review (`low_agreement:<field>`).'),
   review_confidence_floor: num(0.7, { maximum: 1 }, 'A field whose confidence is below this opens a review (`low_confidence:<field>`).'),

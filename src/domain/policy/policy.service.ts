@@ -5,7 +5,8 @@
 // that made the change, and in every other process through the policy_version counter, which each
 // PolicyService polls (POLL_MS). The HTTP layer adds a per-request memo on top (plugins/policy.ts).
 import type { Db } from '../../db/database.js';
-import { notFound } from '../../lib/errors.js';
+import { notFound, validationError } from '../../lib/errors.js';
+import { templateIsLive } from '../documents/references.js';
 import type { Principal } from '../identity/principal.js';
 import { findTenant } from '../tenants/tenants.repository.js';
 import type { EffectivePolicy, PolicyName, PolicyValues } from './policy.registry.js';
@@ -154,6 +155,9 @@ export class PolicyService {
   /** Applies a validated PATCH (present: set, null: inherit again, absent: unchanged). */
   async patchTenant(actor: Principal, tenantId: string, patch: Record<string, unknown>): Promise<{ read: TenantPolicyRead; changes: Changes }> {
     const changes = await this.db.transaction().execute(async (tx) => {
+      // A default template is one of the tenant's own live templates, as a job's template_id is.
+      const template = patch.default_template_id;
+      if (typeof template === 'string' && !(await templateIsLive(tx, tenantId, template))) throw notFound(`Template ${template}`);
       await bumpPolicyVersion(tx);
       const before = await findTenantValues(tx, tenantId);
       const after = applyTenantPatch(before, patch);
@@ -179,6 +183,9 @@ export class PolicyService {
 
   /** PATCH /v1/platform/defaults: every present key is set (null never gets here: 422). */
   async patchPlatform(actor: Principal, patch: Record<string, unknown>): Promise<{ read: PlatformDefaultsRead; changes: Changes }> {
+    if (typeof patch.default_template_id === 'string') {
+      throw validationError([{ loc: ['body', 'default_template_id'], msg: "Templates belong to tenants: set default_template_id in a tenant's policy (PATCH /v1/admin/tenant-policy/{tenant_id})", type: 'value_error', input: patch.default_template_id }]);
+    }
     const set = knownValues(patch);
     const changes = await this.db.transaction().execute(async (tx) => {
       await bumpPolicyVersion(tx);

@@ -3441,7 +3441,7 @@ export interface operations {
                     auto_classify_enabled?: boolean | null;
                     /** @description Characterise each document (kind, language, layout) before extraction. */
                     characterisation_enabled?: boolean | null;
-                    /** @description Template used for extraction when a job names none and auto-classification is off or finds no match. The platform default is none (null); a tenant sets one of its own template ids. */
+                    /** @description Template used for extraction when a job names none and auto-classification is off or finds no match. The platform default is none (null) and cannot be set (422: templates belong to tenants); a tenant sets one of its own live template ids (404 for any other). */
                     default_template_id?: string | null;
                     /** @description A document that matches no template proposes a template draft (or raises auto_seen_count of a similar one). */
                     draft_on_miss_enabled?: boolean | null;
@@ -6207,7 +6207,7 @@ export interface operations {
                     auto_classify_enabled?: boolean;
                     /** @description Characterise each document (kind, language, layout) before extraction. */
                     characterisation_enabled?: boolean;
-                    /** @description Template used for extraction when a job names none and auto-classification is off or finds no match. The platform default is none (null); a tenant sets one of its own template ids. */
+                    /** @description Template used for extraction when a job names none and auto-classification is off or finds no match. The platform default is none (null) and cannot be set (422: templates belong to tenants); a tenant sets one of its own live template ids (404 for any other). */
                     default_template_id?: string;
                     /** @description A document that matches no template proposes a template draft (or raises auto_seen_count of a similar one). */
                     draft_on_miss_enabled?: boolean;
