@@ -220,6 +220,15 @@ describe('reviews', () => {
     expect(res.body.review).toMatchObject({ status: 'closed_by_delete', resolution: 'closed_by_delete' });
     expect(res.body.review.resolved_at).toEqual(expect.any(String));
     expect((await h.request('POST', `/v1/reviews/${review.review_id}/approve`, { token: member, body: {} })).status).toBe(409);
+
+    // Restored, the job waits for review again: a new pending review with the same reasons.
+    expect((await h.request('POST', `/v1/documents/${job.job_id}/restore`, { token: member })).status).toBe(200);
+    const reviews = await reviewOf(job.job_id);
+    const reopened = reviews.find((r) => r.status === 'pending');
+    expect(reopened).toMatchObject({ job_id: job.job_id, reasons: review.reasons });
+    expect(reopened!.review_id).not.toBe(review.review_id);
+    expect((await h.request('POST', `/v1/reviews/${reopened!.review_id}/approve`, { token: member, body: {} })).status).toBe(200);
+    expect((await h.request('GET', `/v1/documents/${job.job_id}`, { token: member })).body.status).toBe('completed');
   });
 
   it('401 without credentials, 404 for an unknown or another tenant\'s review, 422 for an override without a patch', async () => {

@@ -11,7 +11,7 @@ import { RESTORE_WINDOW_DAYS } from '../../queue/maintenance.js';
 import { notifyCancel, notifyQueued } from '../../queue/notify.js';
 import { refreshBatch } from '../batches/batches.repository.js';
 import type { Principal } from '../identity/principal.js';
-import { resolveOpen } from '../reviews/reviews.repository.js';
+import { reopenAfterRestore, resolveOpen } from '../reviews/reviews.repository.js';
 import {
   type JobFilters,
   type JobSummary,
@@ -198,6 +198,7 @@ export async function restoreJob(db: Db, p: Principal, jobId: string): Promise<J
     }
     const restored = (await setDeleted(tx, p.tenantId, jobId, false))!;
     await recordEvent(tx, { tenantId: p.tenantId, jobId, kind: 'restored', from: job.status, to: job.status, actor: actorOf(p) });
+    if (restored.status === 'needs_review') await reopenAfterRestore(tx, p.tenantId, jobId);
     await afterChange(tx, restored, false);
     return restored;
   });

@@ -45,6 +45,23 @@ export async function openReview(tx: Tx, tenantId: string, jobId: string, reason
   await tx.insertInto('reviews').values({ id: newId('rev'), tenant_id: tenantId, job_id: jobId, reasons }).execute();
 }
 
+/**
+ * A restored job that was waiting for review waits again: a new pending review with the reasons
+ * of the one its delete closed (inside the restore transaction).
+ */
+export async function reopenAfterRestore(tx: Tx, tenantId: string, jobId: string): Promise<void> {
+  const closed = await tx
+    .selectFrom('reviews')
+    .select('reasons')
+    .where('tenant_id', '=', tenantId)
+    .where('job_id', '=', jobId)
+    .where('status', '=', 'closed_by_delete')
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (closed) await openReview(tx, tenantId, jobId, closed.reasons);
+}
+
 /** Resolves every open review of a job (delete: closed_by_delete). */
 export async function resolveOpen(tx: Tx, tenantId: string, jobId: string, r: Resolution): Promise<number> {
   const rows = await tx
