@@ -83,6 +83,8 @@ describe('validation', () => {
       expect.objectContaining({ loc: ['body', 'config', 'poll_seconds'], type: 'greater_than_equal' }));
     expect422(await create(admin, { name: 'l', protocol: 'local', direction: 'destination', config: { path: 'x', after: 'move' }, credentials: {} }),
       expect.objectContaining({ loc: ['body', 'config', 'after'] }));
+    const extra = await create(admin, { name: 'l', protocol: 'local', direction: 'destination', config: { path: 'x' }, credentials: {}, region: 'eu' });
+    expect422(extra, expect.objectContaining({ loc: ['body', 'region'], type: 'extra_forbidden' }));
     // Headers that could never be sent: a name that is no HTTP token, a value that would split the request.
     const headers = await create(admin, { name: 'hook', protocol: 'webhook', direction: 'destination', config: { url: receiver.url, headers: { 'bad header': 'v', 'X-Ok': 'a\r\nInjected: 1' } }, credentials: { secret: SECRET } });
     expect(headers.status).toBe(422);
@@ -153,6 +155,8 @@ describe('lifecycle', () => {
     expect(failed.body.ok).toBe(false);
     expect(failed.body.detail).not.toContain('wrong-secret');
     expect422(await h.request('PATCH', `/v1/admin/connections/${id}`, { token: admin, body: { config: { bucket: 'B!' } } }), expect.objectContaining({ loc: ['body', 'config', 'bucket'] }));
+    // The protocol cannot change: naming it is refused, not ignored.
+    expect422(await h.request('PATCH', `/v1/admin/connections/${id}`, { token: admin, body: { protocol: 'local' } }), expect.objectContaining({ loc: ['body', 'protocol'], type: 'extra_forbidden' }));
 
     expect((await h.request('DELETE', `/v1/admin/connections/${id}`, { token: admin })).status).toBe(204);
     expectError(await h.request('GET', `/v1/admin/connections/${id}`, { token: admin }), 404, 'not_found');

@@ -92,6 +92,12 @@ describe('forge endpoints', () => {
     const priced = await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { price_per_mtok: { input: 3, output: 15 } } });
     expect(priced.body).toMatchObject({ price_per_mtok: { input: 3, output: 15 }, default_max_turns: 2.5 });
     expect((await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { price_per_mtok: { input: -1, output: 15 } } })).status).toBe(422);
+    // A field that cannot change (backend) or does not exist is refused, not ignored.
+    for (const body of [{ backend: 'bedrock' }, { name: 'x', extra: 1 }]) {
+      const res = await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.detail[0].type).toBe('extra_forbidden');
+    }
     const absurd = await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { price_per_mtok: { input: 3, output: 1e308 } } });
     expect(absurd.status).toBe(422);
     expect(JSON.stringify(absurd.body)).toContain('price_per_mtok');

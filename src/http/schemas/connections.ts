@@ -8,20 +8,28 @@ import { FreeObject, Nullable, NullableTimestamp, PageQuery, StringEnum, Timesta
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
 const Name = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9 _\\-.]+$' });
 
-export const ConnectionCreateBody = Type.Object({
-  name: Name,
-  protocol: StringEnum(PROTOCOLS),
-  direction: StringEnum(DIRECTIONS),
-  config: JsonObject,
-  credentials: JsonObject,
-});
+// An unknown field is a 422, not silently dropped: a PATCH naming `protocol` (which cannot change)
+// must not answer 200 as if it had.
+export const ConnectionCreateBody = Type.Object(
+  {
+    name: Name,
+    protocol: StringEnum(PROTOCOLS),
+    direction: StringEnum(DIRECTIONS),
+    config: JsonObject,
+    credentials: JsonObject,
+  },
+  { additionalProperties: false },
+);
 
-export const ConnectionPatchBody = Type.Object({
-  name: Type.Optional(Name),
-  direction: Type.Optional(StringEnum(DIRECTIONS)),
-  config: Type.Optional(JsonObject),
-  credentials: Type.Optional(JsonObject),
-});
+export const ConnectionPatchBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    direction: Type.Optional(StringEnum(DIRECTIONS)),
+    config: Type.Optional(JsonObject),
+    credentials: Type.Optional(JsonObject),
+  },
+  { additionalProperties: false },
+);
 
 export const ConnectionParams = Type.Object({ connection_id: Type.String({ maxLength: 64 }) });
 

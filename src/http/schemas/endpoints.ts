@@ -29,22 +29,29 @@ const ForgeEndpointSettings = {
   price_per_mtok: Type.Optional(Nullable(Price)),
 };
 
-export const ForgeEndpointCreateBody = Type.Object({
-  name: Name,
-  backend: Type.String({ description: 'anthropic, bedrock, vertex or custom_url' }),
-  model: Type.String({ minLength: 1, maxLength: 256 }),
-  credentials: CredentialsPayload,
-  ...ForgeEndpointSettings,
-  is_default_for_tenant: Type.Optional(Type.Boolean()),
-  tenant_id: Type.Optional(Type.String({ minLength: 2, maxLength: 63 })),
-});
+// Unknown fields are a 422 (a PUT naming `backend`, which cannot change, must not answer 200).
+export const ForgeEndpointCreateBody = Type.Object(
+  {
+    name: Name,
+    backend: Type.String({ description: 'anthropic, bedrock, vertex or custom_url' }),
+    model: Type.String({ minLength: 1, maxLength: 256 }),
+    credentials: CredentialsPayload,
+    ...ForgeEndpointSettings,
+    is_default_for_tenant: Type.Optional(Type.Boolean()),
+    tenant_id: Type.Optional(Type.String({ minLength: 2, maxLength: 63 })),
+  },
+  { additionalProperties: false },
+);
 
-export const ForgeEndpointUpdateBody = Type.Object({
-  name: Type.Optional(Name),
-  model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  ...ForgeEndpointSettings,
-  credentials: Type.Optional(Nullable(CredentialsPayload)),
-});
+export const ForgeEndpointUpdateBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    ...ForgeEndpointSettings,
+    credentials: Type.Optional(Nullable(CredentialsPayload)),
+  },
+  { additionalProperties: false },
+);
 
 export const ForgeEndpointRecord = Type.Object({
   id: Type.String(),
