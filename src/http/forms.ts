@@ -28,6 +28,19 @@ const validateBatch = compileBodyValidator(
   }),
 );
 
+/** What a batch's destination may be asked to do beyond the job results (decisions.md, connections). */
+const validateDestinationConfig = compileBodyValidator(Type.Object({ include_original: Type.Optional(Type.Boolean()) }, { additionalProperties: false }));
+
+/** Problems with a parsed destination_config, located under body.destination_config. */
+function destinationConfigProblems(config: Record<string, unknown> | null, fields: Record<string, string>): ValidationItem[] {
+  if (config === null) return [];
+  if (fields.destination_connection_id === undefined) {
+    return [{ loc: ['body', 'destination_config'], msg: 'destination_config applies to a destination: send destination_connection_id with it', type: 'value_error', input: fields.destination_config }];
+  }
+  if (validateDestinationConfig(config)) return [];
+  return toValidationItems(validateDestinationConfig.errors ?? [], config, 'body').map((i) => ({ ...i, loc: ['body', 'destination_config', ...i.loc.slice(1)] }));
+}
+
 function present(fields: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v.trim() !== ''));
 }
@@ -94,6 +107,7 @@ export function parseBatchForm(form: ReceivedForm) {
   const extra: ValidationItem[] = [];
   if (form.files.length === 0) extra.push({ loc: ['body', 'files'], msg: 'List should have at least 1 item after validation', type: 'too_short', input: null, ctx: { min_length: 1 } });
   const destinationConfig = jsonObject(fields.destination_config, 'destination_config', extra);
+  extra.push(...destinationConfigProblems(destinationConfig, fields));
   check(validateBatch, fields, extra, form.files);
   return {
     files: form.files,

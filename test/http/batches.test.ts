@@ -38,8 +38,15 @@ describe('POST /v1/batches', () => {
     expect(badPolicy.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(expect.arrayContaining(['body.page_cap_policy', 'body.destination_config']));
     const rule = await uploadBatch(h, member, [FILES.invoice], { processing_mode: 'entities', template_id: 'tpl_a' });
     expect(rule.status).toBe(400);
-    const dest = await uploadBatch(h, member, [FILES.invoice], { destination_connection_id: 'con_unknown', destination_config: '{"prefix":"out/"}' });
+    const dest = await uploadBatch(h, member, [FILES.invoice], { destination_connection_id: 'con_unknown', destination_config: '{"include_original":true}' });
     expect(dest.status).toBe(404);
+    // destination_config holds only what a destination can do, and only beside a destination.
+    const loose = await uploadBatch(h, member, [FILES.invoice], { destination_connection_id: 'con_unknown', destination_config: '{"include_original":"yes","prefix":"out/"}' });
+    expect(loose.status).toBe(422);
+    expect(loose.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['body.destination_config.include_original', 'body.destination_config.prefix']);
+    const alone = await uploadBatch(h, member, [FILES.invoice], { destination_config: '{"include_original":true}' });
+    expect(alone.status).toBe(422);
+    expect(alone.body.detail[0].loc).toEqual(['body', 'destination_config']);
     const big = await uploadBatch(h, member, [FILES.invoice, FILES.long]);
     expect(big.status).toBe(413);
     expect(big.body.code).toBe('payload_too_large');
