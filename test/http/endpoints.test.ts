@@ -213,6 +213,18 @@ describe('infrastructure endpoints', () => {
   it('validates each type body', async () => {
     const put = (type: string, body: unknown) => h.request('PUT', `/v1/admin/platform/infra/${type}`, { token: root, body });
     expect422(await put('smtp', { host: 'mail', from: 'a@b.c' }), { loc: ['body', 'port'], msg: 'Field required', type: 'missing', input: { host: 'mail', from: 'a@b.c' } });
+    // A sender that is no mailbox, or would add headers to every mail; a host with a space in it.
+    for (const [body, field] of [
+      [{ host: 'mail', port: 25, from: 'not-an-email' }, 'from'],
+      [{ host: 'mail', port: 25, from: 'ops@example.com\r\nBcc: all@example.com' }, 'from'],
+      [{ host: 'Quire\r\nBcc: x@y.z <q@example.com>', port: 25, from: 'q@example.com' }, 'host'],
+      [{ host: 'mail x.test', port: 25, from: 'q@example.com' }, 'host'],
+    ] as const) {
+      const res = await put('smtp', body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.detail[0].loc, JSON.stringify(body)).toEqual(['body', field]);
+    }
+    expect((await put('smtp', { host: 'mail.example.com', port: 25, from: 'Quire Mail <no-reply@example.com>' })).status).toBe(200);
     const extra = await put('smtp', { host: 'mail', port: 25, from: 'a@b.c', credentials: { username: 'u', password: 'smtp-password-5', token: 'x' } });
     expect(extra.status).toBe(422);
     noSecretsIn(extra.body);

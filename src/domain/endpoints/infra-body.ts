@@ -38,12 +38,20 @@ export const OcrInfraBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A host name or an IP address (IPv6 with or without brackets): no spaces, no scheme, no path. */
+const SMTP_HOST = '^[A-Za-z0-9.:\\[\\]-]+$';
+/**
+ * A mailbox, bare (`ops@example.com`) or with a display name (`Quire <no-reply@example.com>`).
+ * No control characters: a CR LF in it would add headers to every mail sent.
+ */
+const MAILBOX = '^(?:[^<>\\u0000-\\u001f\\u007f]*<[^\\s<>@]+@[^\\s<>@]+>|[^\\s<>@]+@[^\\s<>@]+)$';
+
 export const SmtpInfraBody = Type.Object(
   {
-    host: Type.String({ minLength: 1, maxLength: 255 }),
+    host: Type.String({ minLength: 1, maxLength: 255, pattern: SMTP_HOST }),
     port: Type.Integer({ minimum: 1, maximum: 65535 }),
     secure: Type.Optional(Type.Boolean()),
-    from: Type.String({ minLength: 3, maxLength: 320 }),
+    from: Type.String({ minLength: 3, maxLength: 320, pattern: MAILBOX }),
     credentials: Type.Optional(Type.Object({ username: Type.String({ minLength: 1 }), password: Type.String({ minLength: 1 }) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
