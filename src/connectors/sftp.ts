@@ -45,7 +45,10 @@ export class SftpStore implements FileStore {
     if (this.client) return this.client;
     const lookup = promisify(guardedLookup(this.guard) as never) as (host: string, options: object) => Promise<string>;
     const address = await lookup(this.config.host, {});
-    const client = new SftpClient('quire');
+    // The library's default listeners print plain lines ("Global end listener: …") to stdout, into
+    // the middle of the JSON log. An error outside an operation needs no line of its own: the
+    // next operation on the connection fails with it, and that failure is reported.
+    const client = new SftpClient('quire', { error: () => undefined, end: () => undefined, close: () => undefined });
     const pinned = this.config.host_key_sha256 ? normalise(this.config.host_key_sha256) : null;
     try {
       await client.connect({
