@@ -102,7 +102,7 @@ export async function putTenantEndpoint(db: Db, box: SecretBox, actor: Principal
   if (!(await tenantOverridesEnabled(db, tenantId))) {
     throw forbidden(
       'tenant_infra_overrides_disabled',
-      `Tenant ${tenantId} may not set its own infrastructure endpoints: its policy has tenant_infra_overrides_enabled false. A platform admin can turn it on with PATCH /v1/admin/tenant-policy/${tenantId}.`,
+      `Tenant ${tenantId} may not set its own infrastructure endpoints: its policy has tenant_infra_overrides_enabled false. Turn it on in the tenant policy (PATCH /v1/admin/tenant-policy/${tenantId}), then set the endpoint again.`,
     );
   }
   return putEndpoint(db, box, actor, type, tenantId, body);
