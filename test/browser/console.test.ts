@@ -130,6 +130,18 @@ describe('the web console', () => {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('field-0');
     await page.keyboard.press('Control+A');
     await page.keyboard.type('PO-4711');
+    // A click on the highlighted evidence reaches the word under it (the highlight does not swallow it).
+    const total = page.locator('.fields .field', { has: page.locator('label', { hasText: /^total$/ }) }).locator('input');
+    await total.focus();
+    const box = (await page.locator('svg rect.box-highlight').boundingBox())!;
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    expect(await total.inputValue()).toMatch(/\d/);
+    expect(await page.evaluate(() => document.activeElement?.closest('.field')?.querySelector('label')?.textContent)).toBe('total');
+    // A total written with a decimal comma and thousands dots is read as such; one that reads two ways is refused.
+    await total.fill('1,234');
+    await page.keyboard.press('Control+Enter');
+    await page.getByRole('alert').filter({ hasText: 'reads one way only' }).waitFor();
+    await total.fill('1.234,50');
     await page.keyboard.press('Control+Enter');
     await page.getByRole('status').filter({ hasText: 'The job is completed' }).waitFor();
     await page.locator('.badge-completed').first().waitFor();
@@ -137,6 +149,9 @@ describe('the web console', () => {
     const stored = await api.GET('/v1/documents/{job_id}', { params: { path: { job_id: job!.job_id } } });
     expect(stored.data?.status).toBe('completed');
     expect((stored.data?.result as { extraction: { data: Record<string, unknown> } }).extraction.data.po_number).toBe('PO-4711');
+    expect((stored.data?.result as { extraction: { data: Record<string, unknown> } }).extraction.data.total).toBe(1234.5);
+    // Saved, the fields show what is stored, not what was typed.
+    await expect.poll(() => total.inputValue()).toBe('1234.5');
   }, 60_000);
 
   it('creates a template with one rule and tests it on a processed job', async () => {
@@ -182,6 +197,36 @@ describe('the web console', () => {
     expect(await diff.locator('.diff-added').allTextContents()).toEqual([expect.stringContaining('"severity": "warn"')]);
   }, 60_000);
 
+  it('saves a template it cannot show every detail of exactly as it was, but for the version', async () => {
+    const json_schema = {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        total: { type: 'number' },
+        amount_paid: { type: 'number' },
+        subtotal: { type: 'number' },
+        tax: { type: 'number' },
+        iban: { type: ['string', 'null'] },
+        email: { type: 'string', format: 'email' },
+        issued_at: { type: 'string', format: 'date-time' },
+        lines: { type: 'array', items: { type: 'object', properties: { amount: { type: 'number' } } } },
+      },
+    };
+    const validation_rules = [
+      { kind: 'equals', fields: ['total', 'amount_paid'], severity: 'error' },
+      { kind: 'arithmetic', params: { expression: 'subtotal + tax = total' }, severity: 'warn', name: 'adds-up' },
+      { kind: 'sum', field: 'total', params: { items: 'lines[].amount' }, severity: 'error', on_fail: 'reject' },
+    ];
+    const made = await api.POST('/v1/templates', { body: { name: 'kept-as-is', json_schema, validation_rules } });
+    expect(made.response.status).toBe(201);
+    await page.goto(`${h.baseUrl}/app/templates/${made.data!.id}`);
+    await page.getByRole('heading', { name: 'Template kept-as-is' }).waitFor();
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.getByText('version 2').waitFor();
+    const saved = await api.GET('/v1/templates/{template_id}', { params: { path: { template_id: made.data!.id } } });
+    expect(saved.data).toMatchObject({ version: 2, json_schema, validation_rules });
+  }, 60_000);
+
   it('changes a policy value and resets it to inherit', async () => {
     await page.getByRole('link', { name: 'Policy' }).click();
     await page.getByLabel('Filter settings').fill('pdf_max_pages');
@@ -192,6 +237,14 @@ describe('the web console', () => {
     await row.locator('.source-tenant').waitFor();
     const changed = await api.GET('/v1/admin/tenant-policy/{tenant_id}', { params: { path: { tenant_id: 'default' } } });
     expect(changed.data?.fields.pdf_max_pages).toEqual({ value: 42, source: 'tenant' });
+    // A typo or an empty box is refused, not sent as "inherit".
+    for (const typo of ['4O', '']) {
+      await row.getByRole('textbox', { name: 'pdf_max_pages' }).fill(typo);
+      await row.getByRole('button', { name: 'Save pdf_max_pages' }).click();
+      await page.getByRole('alert').filter({ hasText: 'pdf_max_pages' }).waitFor();
+    }
+    const kept = await api.GET('/v1/admin/tenant-policy/{tenant_id}', { params: { path: { tenant_id: 'default' } } });
+    expect(kept.data?.fields.pdf_max_pages).toEqual({ value: 42, source: 'tenant' });
     await screenshot(page, 'policy');
     await row.getByRole('button', { name: 'Reset pdf_max_pages to inherit' }).click();
     await row.locator('.source-platform').waitFor();

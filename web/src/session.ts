@@ -3,6 +3,8 @@ export interface SessionState {
   token: string | null;
   /** X-Tenant-Id a platform admin acts in (null: their own tenant). */
   tenant: string | null;
+  /** Set when the API refused the session (expired, revoked): the sign-in screen says so. */
+  ended?: boolean;
 }
 
 const KEY = 'quire.session';
@@ -36,6 +38,10 @@ export const session = {
   setTenant: (tenant: string | null) => write({ ...state, tenant }),
   clear: () => {
     if (state.token) write({ token: null, tenant: null });
+  },
+  /** The API no longer accepts the token: signed out, with a word why on the sign-in screen. */
+  end: () => {
+    if (state.token) write({ token: null, tenant: null, ended: true });
   },
   subscribe(listener: () => void): () => void {
     listeners.add(listener);

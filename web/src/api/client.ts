@@ -15,7 +15,7 @@ const auth: Middleware = {
   },
   onResponse({ response, request }) {
     // An expired or revoked session sends the person back to sign in (not for the sign-in call itself).
-    if (response.status === 401 && !request.url.endsWith('/v1/auth/login')) session.clear();
+    if (response.status === 401 && !request.url.endsWith('/v1/auth/login')) session.end();
     return response;
   },
 };

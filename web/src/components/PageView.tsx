@@ -82,17 +82,18 @@ export function PageView({ page, artifacts, layers, highlight, marks = [], onWor
               <rect className="box box-value" {...rect(kv.value_bbox)}><title>{`${kv.key}: ${kv.value}`}</title></rect>
             </g>
           ))}
-        {words.map((w, i) => (
-          <rect key={`w${i}`} className="word" {...rect(w.bbox)} onMouseDown={(e) => { e.preventDefault(); onWord?.(w); }}>
-            <title>{w.text}</title>
-          </rect>
-        ))}
         {marks.map((m, i) => (
           <rect key={`m${i}`} className="box box-mark" {...rect(m.bbox)}>
             <title>{m.label}</title>
           </rect>
         ))}
         {highlight && <rect className="box box-highlight" {...rect(highlight)} />}
+        {/* Words last, transparent, on top: a click on a highlighted word must reach the word. */}
+        {words.map((w, i) => (
+          <rect key={`w${i}`} className="word" {...rect(w.bbox)} onMouseDown={(e) => { e.preventDefault(); onWord?.(w); }}>
+            <title>{w.text}</title>
+          </rect>
+        ))}
       </svg>
     </figure>
   );

@@ -29,11 +29,14 @@ export function SignIn() {
     const res = await api.POST('/v1/auth/login', { body: { email, password } });
     setBusy(false);
     if (!res.data) return setError(errorText(res.error, res.response.status));
+    // The sign-in screen stands in for whatever screen was asked for (main.tsx): signed in, that
+    // screen shows, so a session that ended mid-task returns to the task.
     session.signIn(res.data.access_token);
-    navigate('/', true);
   };
+  const ended = session.get().ended;
   return (
     <AuthCard title="Sign in">
+      {ended && <p className="message notice" role="status">Your session ended. Sign in again to carry on where you were.</p>}
       <form onSubmit={submit}>
         <label>
           Email

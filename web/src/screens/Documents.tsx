@@ -135,12 +135,23 @@ export function Documents() {
   const [status, setStatus] = useState<Status | ''>('');
   const [q, setQ] = useState('');
   const [deleted, setDeleted] = useState(false);
+  // The cursors of the pages before this one (the newest page has none): older and back again.
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
   const jobs = useLoad(
     async () =>
-      must(await api.GET('/v1/documents', { params: { query: { limit: 100, ...(status ? { status } : {}), ...(q.trim() ? { q: q.trim() } : {}), ...(deleted ? { deleted: true } : {}) } } })),
-    [status, q, deleted],
+      must(
+        await api.GET('/v1/documents', {
+          params: { query: { limit: 100, ...(status ? { status } : {}), ...(q.trim() ? { q: q.trim() } : {}), ...(deleted ? { deleted: true } : {}), ...(cursor ? { cursor } : {}) } },
+        }),
+      ),
+    [status, q, deleted, cursor],
     2000,
   );
+  const filter = <T,>(set: (v: T) => void) => (v: T) => {
+    setCursors([]);
+    set(v);
+  };
   return (
     <Page title="Documents">
       <Uploader onUploaded={() => void jobs.reload()} />
@@ -149,11 +160,11 @@ export function Documents() {
         <form className="row filters" role="search" onSubmit={(e) => e.preventDefault()}>
           <label>
             Search
-            <input type="search" placeholder="File name or job id" value={q} onChange={(e) => setQ(e.target.value)} />
+            <input type="search" placeholder="File name or job id" value={q} onChange={(e) => filter(setQ)(e.target.value)} />
           </label>
           <label>
             Status
-            <select value={status} onChange={(e) => setStatus(e.target.value as Status | '')}>
+            <select value={status} onChange={(e) => filter(setStatus)(e.target.value as Status | '')}>
               <option value="">Any</option>
               {STATUSES.map((s) => (
                 <option key={s} value={s}>
@@ -163,7 +174,7 @@ export function Documents() {
             </select>
           </label>
           <label className="check">
-            <input type="checkbox" checked={deleted} onChange={(e) => setDeleted(e.target.checked)} /> Deleted
+            <input type="checkbox" checked={deleted} onChange={(e) => filter(setDeleted)(e.target.checked)} /> Deleted
           </label>
         </form>
         <Message error={jobs.error} />
@@ -196,6 +207,11 @@ export function Documents() {
           </tbody>
         </table>
         {jobs.data && jobs.data.items.length === 0 && <p className="muted">No jobs match.</p>}
+        <div className="row pager" aria-label="Pages of jobs">
+          {cursors.length > 0 && <button type="button" onClick={() => setCursors([])}>Newest</button>}
+          {cursors.length > 0 && <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>Newer</button>}
+          {jobs.data?.next_cursor && <button type="button" onClick={() => setCursors([...cursors, jobs.data!.next_cursor!])}>Older</button>}
+        </div>
       </div>
     </Page>
   );

@@ -6,17 +6,39 @@ import { Message, Page, useAction, useLoad } from '../components/ui';
 
 type Spec = { name: string; type: string; description: string; constraint: string; enum: string[] | null; inheritable: boolean; kill_switch: boolean };
 
+/** What the editor could not read; saving it is refused with this message instead of sending anything. */
+class InvalidValue {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * The value typed for a setting. Never null: null in a PATCH means "inherit the platform value",
+ * which only the Reset button asks for, so an empty box or a typo ("4O") is refused, not sent.
+ */
+function parseSetting(spec: Spec, text: string): unknown {
+  if (spec.type === 'boolean') return text === 'true';
+  if (text.trim() === '') return new InvalidValue('enter a value, or use Reset to inherit the platform value.');
+  if (spec.type === 'integer' || spec.type === 'number') {
+    const n = Number(text.trim());
+    if (!Number.isFinite(n)) return new InvalidValue(`"${text}" is not a number.`);
+    if (spec.type === 'integer' && !Number.isInteger(n)) return new InvalidValue(`"${text}" is not a whole number.`);
+    return n;
+  }
+  if (spec.type === 'object') {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return new InvalidValue('the value is not valid JSON.');
+    }
+  }
+  return text;
+}
+
 function ValueEditor({ spec, value, onSave, busy }: { spec: Spec; value: unknown; onSave: (v: unknown) => void; busy: boolean }) {
   const [text, setText] = useState(typeof value === 'object' && value !== null ? JSON.stringify(value) : value === null || value === undefined ? '' : String(value));
   const id = `policy-${spec.name}`;
-  const parse = (): unknown => {
-    if (spec.type === 'boolean') return text === 'true';
-    if (spec.type === 'integer' || spec.type === 'number') return text.trim() === '' ? null : Number(text);
-    if (spec.type === 'object') return JSON.parse(text || '{}');
-    return text === '' ? null : text;
-  };
   return (
-    <form className="inline" onSubmit={(e) => { e.preventDefault(); try { onSave(parse()); } catch { onSave(Symbol.for('invalid')); } }}>
+    <form className="inline" onSubmit={(e) => { e.preventDefault(); onSave(parseSetting(spec, text)); }}>
       <label className="visually-hidden" htmlFor={id}>{spec.name}</label>
       {spec.type === 'boolean' ? (
         <select id={id} value={text} onChange={(e) => setText(e.target.value)}><option>true</option><option>false</option></select>
@@ -40,7 +62,7 @@ export function Policy({ tenantId }: { tenantId: string }) {
 
   const patch = (name: string, value: unknown, done: string) =>
     action.run(async () => {
-      if (value === Symbol.for('invalid')) throw new Error(`${name}: the value is not valid JSON.`);
+      if (value instanceof InvalidValue) throw new Error(`${name}: ${value.message}`);
       must(await api.PATCH('/v1/admin/tenant-policy/{tenant_id}', { params: { path: { tenant_id: tenantId } }, body: { [name]: value } as never }));
       await policy.reload();
     }, done);

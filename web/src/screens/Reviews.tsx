@@ -1,5 +1,5 @@
 // The review queue, and the review screen: fields ordered by risk beside the page, keyboard first.
-import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { api, must } from '../api/client';
 import { type Artifact, type BBox, type CanonicalPage, PageView } from '../components/PageView';
 import { Link, Message, Page, StatusBadge, When, useAction, useLoad } from '../components/ui';
@@ -8,16 +8,28 @@ import { type JobResult, show } from './JobDetail';
 
 type ReviewStatus = 'pending' | 'in_review' | 'approved' | 'overridden' | 'reprocessed' | 'closed_by_delete';
 
+/** The queue's default view: every review still waiting for a decision, pending first. An opened one is in_review. */
+const OPEN = 'open';
+
+async function reviewsWith(status: ReviewStatus | '') {
+  return must(await api.GET('/v1/reviews', { params: { query: { limit: 100, ...(status ? { status } : {}) } } })).items;
+}
+
 export function ReviewQueue() {
-  const [status, setStatus] = useState<ReviewStatus | ''>('pending');
-  const list = useLoad(async () => must(await api.GET('/v1/reviews', { params: { query: { limit: 100, ...(status ? { status } : {}) } } })), [status], 3000);
+  const [status, setStatus] = useState<ReviewStatus | '' | typeof OPEN>(OPEN);
+  const list = useLoad(
+    async () => ({ items: status === OPEN ? [...(await reviewsWith('pending')), ...(await reviewsWith('in_review'))] : await reviewsWith(status) }),
+    [status],
+    3000,
+  );
   return (
     <Page title="Reviews">
       <div className="card">
         <div className="row filters">
           <label>
             Status
-            <select value={status} onChange={(e) => setStatus(e.target.value as ReviewStatus | '')}>
+            <select value={status} onChange={(e) => setStatus(e.target.value as ReviewStatus | '' | typeof OPEN)}>
+              <option value={OPEN}>open (pending, in review)</option>
               <option value="">Any</option>
               {['pending', 'in_review', 'approved', 'overridden', 'reprocessed', 'closed_by_delete'].map((s) => <option key={s} value={s}>{s.replace(/_/g, ' ')}</option>)}
             </select>
@@ -80,13 +92,50 @@ function patchFor(path: string, value: unknown, into: Record<string, unknown>): 
   node[parts[parts.length - 1]] = value;
 }
 
-/** The typed value for what the reviewer typed, by the template's schema type for that field. */
-function coerce(text: string, type: string | undefined): unknown {
+/**
+ * A number as people write it on invoices: "34,73", "1.234,50", "1,234.50", "1'234.50", "EUR 12".
+ * With both marks, the last one is the decimal mark; with one, it is decimal unless exactly three
+ * digits follow it, which reads either way ("1,234" is 1234 in English and 1.234 in German): then
+ * null, and the reviewer is asked to write it unambiguously.
+ */
+export function parseNumber(text: string): number | null {
+  const t = text.replace(/[\s\u00a0\u202f']/g, '').replace(/^[^\d+-]+|[^\d]+$/g, '');
+  if (!/^[+-]?[\d.,]+$/.test(t)) return null;
+  const lastDot = t.lastIndexOf('.');
+  const lastComma = t.lastIndexOf(',');
+  let normal: string;
+  if (lastDot >= 0 && lastComma >= 0) {
+    const decimal = lastDot > lastComma ? '.' : ',';
+    const grouping = decimal === '.' ? ',' : '.';
+    if (t.indexOf(decimal) !== t.lastIndexOf(decimal)) return null;
+    normal = t.split(grouping).join('').replace(decimal, '.');
+  } else if (lastDot >= 0 || lastComma >= 0) {
+    const mark = lastDot >= 0 ? '.' : ',';
+    const parts = t.split(mark);
+    if (parts.length > 2) {
+      // Several of one mark: thousands groups ("1.234.567"), each of three digits.
+      if (!parts.slice(1).every((p) => p.length === 3)) return null;
+      normal = parts.join('');
+    } else {
+      if (parts[1]!.length === 3 && /\d/.test(parts[0]!)) return null;
+      normal = parts.join('.');
+    }
+  } else {
+    normal = t;
+  }
+  const n = Number(normal);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** The typed value for what the reviewer typed, by the template's schema type for that field; an Error when it cannot be one. */
+function coerce(text: string, type: string | undefined, path: string): unknown {
   const t = text.trim();
   if (t === '') return null;
   if (type === 'number' || type === 'integer') {
-    const n = Number(t.replace(/[^0-9.+-]/g, ''));
-    return Number.isFinite(n) ? n : t;
+    const n = parseNumber(t);
+    if (n === null) throw new Error(`${path}: "${t}" is not a number that reads one way only. Write it with a decimal point and no thousands marks, e.g. 1234.50.`);
+    if (type === 'integer' && !Number.isInteger(n)) throw new Error(`${path}: "${t}" is not a whole number.`);
+    return n;
   }
   if (type === 'boolean') return /^(true|yes|1)$/i.test(t);
   return t;
@@ -105,7 +154,10 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
   const template = useLoad(async () => (job?.template_id ? must(await api.GET('/v1/templates/{template_id}', { params: { path: { template_id: job.template_id } } })) : null), [job?.template_id]);
   const fields = useMemo(() => (job?.result ? rankFields(job.result, review?.reasons ?? []) : []), [job, review]);
   const [edits, setEdits] = useState<Record<string, string>>({});
-  const [focused, setFocused] = useState(0);
+  // By path, not position: saving re-ranks the fields.
+  const [focusedPath, setFocusedPath] = useState<string | null>(null);
+  const focused = Math.max(0, fields.findIndex((f) => f.path === focusedPath));
+  const setFocused = (i: number) => setFocusedPath(fields[i]?.path ?? null);
   const [note, setNote] = useState('');
   const [pageNumber, setPageNumber] = useState(1);
   const inputs = useRef<(HTMLInputElement | null)[]>([]);
@@ -130,7 +182,10 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
     inputs.current[next]?.select();
   };
 
+  const unsaved = Object.entries(edits).some(([path, text]) => text !== show(fields.find((f) => f.path === path)?.value));
+
   const nextReview = async () => {
+    if (open && unsaved && !window.confirm('Leave this review? Your changes to its fields are not saved.')) return;
     const pending = must(await api.GET('/v1/reviews', { params: { query: { status: 'pending', limit: 5 } } })).items.filter((r) => r.review_id !== reviewId);
     navigate(pending[0] ? `/reviews/${pending[0].review_id}` : '/reviews');
   };
@@ -141,11 +196,12 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
       const noteValue = note.trim() || null;
       if (changed.length) {
         const patch: Record<string, unknown> = {};
-        for (const [path, text] of changed) patchFor(path, coerce(text, schemaType(template.data?.json_schema, path)), patch);
+        for (const [path, text] of changed) patchFor(path, coerce(text, schemaType(template.data?.json_schema, path), path), patch);
         must(await api.POST('/v1/reviews/{review_id}/override', { params: { path: { review_id: reviewId } }, body: { patch, note: noteValue } }));
       } else {
         must(await api.POST('/v1/reviews/{review_id}/approve', { params: { path: { review_id: reviewId } }, body: { note: noteValue } }));
       }
+      setEdits({});
       await detail.reload();
     }, 'Saved. The job is completed.');
 
@@ -155,7 +211,9 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
       await detail.reload();
     }, 'Sent back for processing.');
 
-  const onKey = (e: KeyboardEvent) => {
+  // The screen's keys work wherever focus is (a closed review focuses nothing; a click on the
+  // page leaves focus on the body), so they are heard on the window while the screen is shown.
+  const onKey = (e: globalThis.KeyboardEvent) => {
     if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') {
       e.preventDefault();
       if (open) void submit();
@@ -164,10 +222,17 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
       void nextReview();
     }
   };
+  const keys = useRef(onKey);
+  keys.current = onKey;
+  useEffect(() => {
+    const listener = (e: globalThis.KeyboardEvent) => keys.current(e);
+    window.addEventListener('keydown', listener);
+    return () => window.removeEventListener('keydown', listener);
+  }, []);
 
   return (
     <Page title={`Review: ${review?.original_filename ?? reviewId}`} actions={review && <StatusBadge status={review.status} />}>
-      <div className="review" onKeyDown={onKey}>
+      <div className="review">
         <Message error={detail.error ?? action.error} notice={action.notice} />
         <p className="muted keys">Keys: Enter next field · Shift+Enter previous · Ctrl+Enter accept · Alt+N next review · click a word to fill the focused field</p>
         {review && job && (

@@ -62,40 +62,85 @@ function Drafts({ onAccepted }: { onAccepted: () => void }) {
 }
 
 const TYPES = ['string', 'number', 'integer', 'boolean', 'date'] as const;
-interface FieldRow { name: string; type: (typeof TYPES)[number]; description: string; required: boolean; extra: Record<string, unknown> }
-interface RuleRow { kind: string; target: string; params: string; severity: 'error' | 'warn'; message: string }
-type Schema = { type?: string; properties?: Record<string, Record<string, unknown>>; required?: string[] };
+/**
+ * A field typed in a way the type list has no entry for (a list, an object, a nullable type, a
+ * string with a format other than date): saved exactly as stored until another type is picked.
+ */
+const AS_STORED = 'as stored';
+type FieldType = (typeof TYPES)[number] | typeof AS_STORED;
+interface FieldRow {
+  name: string;
+  type: FieldType;
+  /** The type and format as stored, and whether the type list has no entry for them. */
+  stored: { type?: unknown; format?: unknown };
+  unlisted: boolean;
+  description: string;
+  required: boolean;
+  extra: Record<string, unknown>;
+}
+interface RuleRow { kind: string; target: string; params: string; severity: 'error' | 'warn'; message: string; extra: Record<string, unknown> }
+type Schema = { type?: string; properties?: Record<string, Record<string, unknown>>; required?: string[] } & Record<string, unknown>;
+
+const newField = (): FieldRow => ({ name: '', type: 'string', stored: {}, unlisted: false, description: '', required: false, extra: {} });
 
 function fieldsFromSchema(schema: Schema): FieldRow[] {
   return Object.entries(schema.properties ?? {}).map(([name, p]) => {
-    const { type, format, description, ...extra } = p as { type?: string; format?: string; description?: string };
-    const t = format === 'date' ? 'date' : ((TYPES as readonly string[]).includes(String(type)) ? type : 'string');
-    return { name, type: t as FieldRow['type'], description: description ?? '', required: (schema.required ?? []).includes(name), extra };
+    const { type, format, description, ...extra } = p as { type?: unknown; format?: unknown; description?: string };
+    const listed = format === undefined && typeof type === 'string' && type !== 'date' && (TYPES as readonly string[]).includes(type);
+    const t: FieldType = type === 'string' && format === 'date' ? 'date' : listed ? (type as FieldType) : AS_STORED;
+    const stored = { ...(type !== undefined ? { type } : {}), ...(format !== undefined ? { format } : {}) };
+    return { name, type: t, stored, unlisted: t === AS_STORED, description: description ?? '', required: (schema.required ?? []).includes(name), extra };
   });
 }
 
-function schemaFromFields(rows: FieldRow[]): Schema {
+/** The schema's own keywords besides its fields (additionalProperties, $defs, title…): kept as they are. */
+function schemaKeywords(schema: Schema | undefined): Record<string, unknown> {
+  const { type: _type, properties: _properties, required: _required, ...rest } = schema ?? {};
+  return rest;
+}
+
+function typing(r: FieldRow): Record<string, unknown> {
+  if (r.type === AS_STORED) return r.stored;
+  return r.type === 'date' ? { type: 'string', format: 'date' } : { type: r.type };
+}
+
+function schemaFromFields(rows: FieldRow[], keywords: Record<string, unknown>): Schema {
   const properties: Record<string, Record<string, unknown>> = {};
   for (const r of rows.filter((r) => r.name.trim())) {
-    properties[r.name.trim()] = { ...r.extra, ...(r.type === 'date' ? { type: 'string', format: 'date' } : { type: r.type }), ...(r.description ? { description: r.description } : {}) };
+    properties[r.name.trim()] = { ...r.extra, ...typing(r), ...(r.description ? { description: r.description } : {}) };
   }
   const required = rows.filter((r) => r.required && r.name.trim()).map((r) => r.name.trim());
-  return { type: 'object', properties, ...(required.length ? { required } : {}) };
+  return { ...keywords, type: 'object', properties, ...(required.length ? { required } : {}) };
+}
+
+function storedTypeLabel(stored: FieldRow['stored']): string {
+  const type = Array.isArray(stored.type) ? stored.type.join(' or ') : String(stored.type ?? 'any');
+  return `${AS_STORED} (${type}${stored.format ? `, ${String(stored.format)}` : ''})`;
 }
 
 function rulesFromTemplate(rules: Record<string, unknown>[]): RuleRow[] {
-  return rules.map((r) => ({
-    kind: String(r.kind),
-    target: Array.isArray(r.fields) ? (r.fields as string[]).join(', ') : String(r.field ?? ''),
-    params: r.params ? JSON.stringify(r.params) : '',
-    severity: r.severity === 'warn' ? 'warn' : 'error',
-    message: String(r.message ?? ''),
-  }));
+  return rules.map((rule) => {
+    const { kind, field, fields, params, severity, message, ...extra } = rule;
+    return {
+      kind: String(kind),
+      target: Array.isArray(fields) ? (fields as string[]).join(', ') : String(field ?? ''),
+      params: params ? JSON.stringify(params) : '',
+      severity: severity === 'warn' ? 'warn' : 'error',
+      message: String(message ?? ''),
+      extra,
+    };
+  });
+}
+
+/** The rule's field or fields, as its kind takes them (rule-kinds `target`). */
+function ruleTarget(target: string | undefined, names: string[]): Record<string, unknown> {
+  if (target === 'none') return {};
+  if (target === 'fields' || (target === 'either' && names.length > 1)) return { fields: names };
+  return { field: names[0] ?? '' };
 }
 
 function ruleBody(r: RuleRow, kinds: RuleKind[]): Record<string, unknown> {
   const kind = kinds.find((k) => k.kind === r.kind);
-  const many = kind?.target === 'fields';
   const targets = r.target.split(',').map((s) => s.trim()).filter(Boolean);
   let params: unknown;
   if (r.params.trim()) {
@@ -105,7 +150,7 @@ function ruleBody(r: RuleRow, kinds: RuleKind[]): Record<string, unknown> {
       throw new Error(`The params of the ${r.kind} rule are not valid JSON.`);
     }
   }
-  return { kind: r.kind, ...(many ? { fields: targets } : { field: targets[0] ?? '' }), ...(params !== undefined ? { params } : {}), severity: r.severity, ...(r.message ? { message: r.message } : {}) };
+  return { ...r.extra, kind: r.kind, ...ruleTarget(kind?.target, targets), ...(params !== undefined ? { params } : {}), severity: r.severity, ...(r.message ? { message: r.message } : {}) };
 }
 
 type RuleKind = { kind: string; description: string; target: string; params: Record<string, unknown>; example: Record<string, unknown> };
@@ -116,7 +161,7 @@ export function TemplateEditor({ templateId }: { templateId: string | null }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [overlay, setOverlay] = useState('');
-  const [fields, setFields] = useState<FieldRow[]>([{ name: '', type: 'string', description: '', required: false, extra: {} }]);
+  const [fields, setFields] = useState<FieldRow[]>([newField()]);
   const [rules, setRules] = useState<RuleRow[]>([]);
   const save = useAction();
   const t = existing.data;
@@ -133,7 +178,7 @@ export function TemplateEditor({ templateId }: { templateId: string | null }) {
     name: name.trim(),
     description: description.trim() || null,
     prompt_overlay: overlay,
-    json_schema: schemaFromFields(fields) as Record<string, unknown>,
+    json_schema: schemaFromFields(fields, schemaKeywords(t?.json_schema as Schema | undefined)) as Record<string, unknown>,
     validation_rules: rules.map((r) => ruleBody(r, kinds.data ?? [])),
     ...(t ? { review_thresholds: t.review_thresholds as never, post_processing: t.post_processing as never } : {}),
   });
@@ -174,7 +219,10 @@ export function TemplateEditor({ templateId }: { templateId: string | null }) {
               {fields.map((f, i) => (
                 <tr key={i}>
                   <td><input aria-label={`Field ${i + 1} name`} value={f.name} onChange={(e) => setField(i, { name: e.target.value })} /></td>
-                  <td><select aria-label={`Field ${i + 1} type`} value={f.type} onChange={(e) => setField(i, { type: e.target.value as FieldRow['type'] })}>{TYPES.map((ty) => <option key={ty}>{ty}</option>)}</select></td>
+                  <td><select aria-label={`Field ${i + 1} type`} value={f.type} onChange={(e) => setField(i, { type: e.target.value as FieldType })}>
+                    {TYPES.map((ty) => <option key={ty}>{ty}</option>)}
+                    {f.unlisted && <option value={AS_STORED}>{storedTypeLabel(f.stored)}</option>}
+                  </select></td>
                   <td><input aria-label={`Field ${i + 1} description`} value={f.description} onChange={(e) => setField(i, { description: e.target.value })} /></td>
                   <td><input type="checkbox" aria-label={`Field ${i + 1} required`} checked={f.required} onChange={(e) => setField(i, { required: e.target.checked })} /></td>
                   <td><button type="button" onClick={() => setFields(fields.filter((_, j) => j !== i))} aria-label={`Remove field ${i + 1}`}>✕</button></td>
@@ -182,7 +230,7 @@ export function TemplateEditor({ templateId }: { templateId: string | null }) {
               ))}
             </tbody>
           </table>
-          <button type="button" onClick={() => setFields([...fields, { name: '', type: 'string', description: '', required: false, extra: {} }])}>Add field</button>
+          <button type="button" onClick={() => setFields([...fields, newField()])}>Add field</button>
         </fieldset>
 
         <fieldset>
@@ -211,7 +259,7 @@ export function TemplateEditor({ templateId }: { templateId: string | null }) {
             </tbody>
           </table>
           <datalist id="template-fields">{fieldNames.map((n) => <option key={n} value={n} />)}</datalist>
-          <button type="button" onClick={() => setRules([...rules, { kind: kinds.data?.[0]?.kind ?? 'required', target: fieldNames[0] ?? '', params: '', severity: 'error', message: '' }])}>Add rule</button>
+          <button type="button" onClick={() => setRules([...rules, { kind: kinds.data?.[0]?.kind ?? 'required', target: fieldNames[0] ?? '', params: '', severity: 'error', message: '', extra: {} }])}>Add rule</button>
         </fieldset>
         <button type="submit" className="primary" disabled={save.busy}>{t ? 'Save as new version' : 'Create template'}</button>
       </form>
