@@ -107,7 +107,10 @@ async function settleWrites(db: Db | Tx, job: Job, workerId: string, outcome: Ou
     ...(outcome.classification !== undefined ? { classification: outcome.classification ? JSON.stringify(outcome.classification) : null } : {}),
     ...(outcome.template_version !== undefined ? { template_version: outcome.template_version } : {}),
   };
-  const replace = outcome.artifacts !== undefined;
+  // A full run replaces the run's outputs, also when it fails: the outputs of the run before belong
+  // to a result that is gone (and maybe to another page selection), and a re-extraction must not
+  // build on them. A failed re-extraction leaves the canonical output it read in place.
+  const replace = outcome.artifacts !== undefined || (outcome.status === 'failed' && job.run_kind !== 'reextract');
   const added = (outcome.artifacts ?? []).map(({ render, ...a }) => ({ ...a, render: render ?? null, id: newId('art') }));
   const detail = JSON.stringify(outcome.failure_code ? { failure_code: outcome.failure_code } : {});
   const { rows } = await executePrepared(db, sql<{ id: string; deleted_at: Date | null }>`

@@ -213,6 +213,31 @@ describe('reviews', () => {
     expect(done).toMatchObject({ status: 'completed', template_id: id, template_version: 1 });
   });
 
+  it('reprocessing the job from the documents API closes its open review; the new run needs none', async () => {
+    const { job, review } = await reviewed();
+    expect((await h.request('GET', `/v1/reviews/${review.review_id}`, { token: member })).body.review.status).toBe('in_review');
+    const res = await h.request('POST', `/v1/documents/${job.job_id}/reprocess`, { token: member, body: { processing_mode: 'canonical', clear_template: true } });
+    expect(res.status).toBe(200);
+    const closed = (await h.request('GET', `/v1/reviews/${review.review_id}`, { token: member })).body.review;
+    expect(closed).toMatchObject({ status: 'reprocessed', resolution: 'superseded' });
+    expect((await waitForJob(h, member, job.job_id)).status).toBe('completed');
+    expect((await reviewOf(job.job_id)).filter((r) => r.status === 'pending' || r.status === 'in_review')).toEqual([]);
+  });
+
+  it("a full run that fails drops the run before's outputs, so nothing extracts from them", async () => {
+    const { job } = await reviewed();
+    const kinds = async () => (await h.request('GET', `/v1/documents/${job.job_id}`, { token: member })).body.artifacts.map((a: { kind: string }) => a.kind).sort();
+    expect(await kinds()).toEqual(expect.arrayContaining(['canonical_json', 'markdown', 'source']));
+    // Page 17 of a one-page invoice: the run fails.
+    expect((await h.request('POST', `/v1/documents/${job.job_id}/reprocess`, { token: member, body: { page_range: '17' } })).status).toBe(200);
+    const failed = await waitForJob(h, member, job.job_id);
+    expect(failed).toMatchObject({ status: 'failed', failure_code: 'invalid_page_range', result: null });
+    expect(await kinds()).toEqual(['source']);
+    const again = await h.request('POST', `/v1/documents/${job.job_id}/reextract`, { token: member, body: {} });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('no_canonical_output');
+  });
+
   it('deleting the job closes its open review as closed_by_delete', async () => {
     const { job, review } = await reviewed();
     expect((await h.request('DELETE', `/v1/documents/${job.job_id}`, { token: member })).status).toBe(204);

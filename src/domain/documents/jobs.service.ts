@@ -88,6 +88,9 @@ export async function requeue(tx: Tx, p: Principal, job: JobSummary, kind: strin
   const updated = await requeueTerminal(tx, p.tenantId, job.id, changes);
   if (!updated) throw conflict('job_not_terminal', `Job ${job.id} is ${job.status}; wait until it finishes.`);
   await recordEvent(tx, { tenantId: p.tenantId, jobId: job.id, kind, from: job.status, to: 'queued', actor: actorOf(p), detail });
+  // A review still open is about the run being replaced: it closes now (the new run opens its own
+  // if it needs one). Left open, it outlived a run that completed, and every action on it was 409.
+  await resolveOpen(tx, p.tenantId, job.id, { status: 'reprocessed', resolvedBy: actorOf(p), resolution: 'superseded', note: 'The job was sent to run again.' });
   await afterChange(tx, updated, true);
   return updated;
 }
