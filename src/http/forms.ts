@@ -15,6 +15,8 @@ const common = {
   template_id: Type.Optional(Type.String({ maxLength: 64 })),
   processing_mode: Type.Optional(StringEnum(PROCESSING_MODES)),
   page_range: Type.Optional(Type.String({ maxLength: 255 })),
+  // A batch's field (decisions.md); a single upload takes it too, as the over-cap failure suggests it.
+  page_cap_policy: Type.Optional(StringEnum(['fail', 'truncate'] as const)),
   destination_connection_id: Type.Optional(Type.String({ maxLength: 64 })),
 };
 
@@ -23,7 +25,6 @@ const validateBatch = compileBodyValidator(
   Type.Object({
     ...common,
     name: Type.Optional(Type.String({ maxLength: 256 })),
-    page_cap_policy: Type.Optional(StringEnum(['fail', 'truncate'] as const)),
     destination_config: Type.Optional(Type.String({ maxLength: 65536 })),
   }),
 );
@@ -81,8 +82,9 @@ function check(validate: ReturnType<typeof compileBodyValidator>, fields: Record
   if (items.length) throw validationError(items);
 }
 
-function settings(fields: Record<string, string>): Omit<JobSettings, 'page_cap_policy'> {
+function settings(fields: Record<string, string>): JobSettings {
   return {
+    page_cap_policy: (fields.page_cap_policy as JobSettings['page_cap_policy'] | undefined) ?? 'fail',
     processing_mode: (fields.processing_mode as JobSettings['processing_mode'] | undefined) ?? 'extraction',
     template_id: fields.template_id ?? null,
     page_range: fields.page_range?.trim() ?? null,
@@ -97,7 +99,7 @@ export function parseDocumentForm(form: ReceivedForm) {
   if (form.files.length > 1) extra.push({ loc: ['body', 'file'], msg: 'Send exactly one file; use POST /v1/batches for several', type: 'value_error' });
   const metadata = jsonObject(fields.metadata, 'metadata', extra);
   check(validateDocument, fields, extra, form.files);
-  return { file: form.files[0]!, settings: { ...settings(fields), page_cap_policy: 'fail' as const }, metadata: metadata ?? {} };
+  return { file: form.files[0]!, settings: settings(fields), metadata: metadata ?? {} };
 }
 
 export const MAX_BATCH_FILES = 500;
@@ -112,7 +114,7 @@ export function parseBatchForm(form: ReceivedForm) {
   return {
     files: form.files,
     name: fields.name ?? null,
-    settings: { ...settings(fields), page_cap_policy: (fields.page_cap_policy as 'fail' | 'truncate' | undefined) ?? 'fail' },
+    settings: settings(fields),
     destinationConfig,
   };
 }

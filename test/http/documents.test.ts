@@ -121,6 +121,13 @@ describe('failure codes, each from a real file', () => {
     expect(done).toMatchObject({ status: 'completed', page_range: '2-3', page_count: 5, pages_processed: 2 });
     expect(done.result.canonical.pages.map((p: { page_number: number }) => p.page_number)).toEqual([2, 3]);
     expect(done.artifacts.filter((a: { kind: string }) => a.kind === 'page_image')).toHaveLength(2);
+
+    // A single upload takes page_cap_policy too, as the failure message offers it.
+    const truncated = await process(FILES.multipage, { processing_mode: 'canonical', page_cap_policy: 'truncate' }, user);
+    expect(truncated).toMatchObject({ status: 'completed', page_cap_policy: 'truncate', pages_processed: 2 });
+    const bad = await upload(h, user, FILES.multipage, { page_cap_policy: 'sometimes' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(['body', 'page_cap_policy']);
   });
 });
 

@@ -31,6 +31,7 @@ export const DocumentForm = Type.Object({
   template_id: Type.Optional(Type.String()),
   processing_mode: Type.Optional(ProcessingMode),
   page_range: Type.Optional(Type.String({ maxLength: 255 })),
+  page_cap_policy: Type.Optional(StringEnum(['fail', 'truncate'] as const)),
   destination_connection_id: Type.Optional(Type.String()),
   metadata: Type.Optional(Type.String({ description: 'JSON text' })),
 });

@@ -5447,6 +5447,8 @@ export interface operations {
                     file: string;
                     /** @description JSON text */
                     metadata?: string;
+                    /** @enum {string} */
+                    page_cap_policy?: "fail" | "truncate";
                     page_range?: string;
                     /** @enum {string} */
                     processing_mode?: "canonical" | "entities" | "extraction";
