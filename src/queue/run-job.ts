@@ -22,6 +22,7 @@ import { type JobModelResolver, type JobModels, clientFor } from '../models/job-
 import { ModelChooser } from '../models/classify/model-chooser.js';
 import { budgetOf } from '../models/extraction/budget.js';
 import { addModelUsage } from '../models/usage.js';
+import type { ModelUsage } from '../pipeline/model-usage.js';
 import { storeAllBytes } from '../storage/blob-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { type NewArtifact, heartbeat, release, settle } from './lease.js';
@@ -327,6 +328,9 @@ export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonica
   }
   const models = context.models;
   if (models?.vlm) {
+    // What the model calls cost counts toward the tenant's month whether the extraction succeeds
+    // or fails after some of them (a later chunk refused, a cancel, a timeout).
+    const spent: ModelUsage[] = [];
     const out = await runModelExtraction({
       canonical,
       template,
@@ -336,10 +340,12 @@ export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonica
       judge: models.judge ? clientFor(models.judge, models.guard) : null,
       secondReading: policy.judge_mode_enabled && !models.judge ? judgeCanonical : null,
       signal: context.signal,
-    }).catch((err: unknown) => {
-      throw err instanceof ModelCallError ? err.toPipelineFailure() : err;
-    });
-    await addModelUsage(deps.db, job.tenant_id, [out.engine, ...(out.engine.judge ? [out.engine.judge] : [])]);
+      spent,
+    })
+      .catch((err: unknown) => {
+        throw err instanceof ModelCallError ? err.toPipelineFailure() : err;
+      })
+      .finally(() => addModelUsage(deps.db, job.tenant_id, spent));
     // Judge mode without a judge endpoint: the second reading votes, when this run made one.
     return decidedStage(out, template.version, classification, {
       stages: ['model_extraction', 'grounding', ...(out.judge ? ['judge'] : [])],

@@ -206,6 +206,22 @@ describe('extraction through a vlm endpoint (custom_url, OpenAI-compatible)', ()
     expect(done.status).toBe('completed');
     expect(done.result.extraction.data.invoice_number).toBe(TRUTH.invoice_number);
   });
+
+  it('counts a billed call toward the month when a later call of the same job fails', async () => {
+    const month = async () =>
+      (await h.db.selectFrom('model_usage_monthly').select(['calls', 'input_tokens', 'output_tokens']).where('tenant_id', '=', DEFAULT_TENANT_ID).execute()).reduce(
+        (sum, r) => ({ calls: sum.calls + Number(r.calls), input_tokens: sum.input_tokens + Number(r.input_tokens), output_tokens: sum.output_tokens + Number(r.output_tokens) }),
+        { calls: 0, input_tokens: 0, output_tokens: 0 },
+      );
+    const before = await month();
+    let n = 0;
+    // The first answer does not fit the schema (a total that is no number): the correction round is refused.
+    vlm.handle((req) => (++n === 1 ? completion(req, { ...MODEL_VALUES, total: 'about nine hundred' }, { prompt_tokens: 1000, completion_tokens: 50 }) : { status: 400, body: { error: { message: 'Invalid request' } } }));
+    const res = await upload(h, member, AZURE, { template_id: templateId });
+    const failed = await waitForJob(h, member, res.body.job_id, ['failed', 'completed', 'needs_review'], 60_000);
+    expect(failed).toMatchObject({ status: 'failed', failure_code: 'model_error' });
+    expect(await month()).toEqual({ calls: before.calls + 1, input_tokens: before.input_tokens + 1000, output_tokens: before.output_tokens + 50 });
+  });
 });
 
 describe('re-extraction', () => {

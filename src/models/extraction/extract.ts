@@ -58,6 +58,11 @@ export interface ModelExtractionInput {
   secondReading?: DocInput | null;
   signal?: AbortSignal;
   now?: Date;
+  /**
+   * Receives each model's running usage as its reading starts, so the caller can record what the
+   * calls cost even when the extraction fails after some of them were billed.
+   */
+  spent?: ModelUsage[];
 }
 
 export type ModelExtractionOutput = ExtractionOutput & { engine: ModelEngineReport; judge: ModelJudgeSummary | null };
@@ -220,6 +225,7 @@ export async function runModelExtraction(input: ModelExtractionInput): Promise<M
   const grounder = new Grounder(lines);
   const meter = new UsageMeter(input.client);
   const judgeMeter = input.judge ? new UsageMeter(input.judge) : null;
+  input.spent?.push(meter.totals, ...(judgeMeter ? [judgeMeter.totals] : []));
 
   // The judge model reads the document independently, at the same time. Its failure does not fail
   // the extraction: the values stand unconfirmed and go to a person instead.
