@@ -2,6 +2,7 @@
 // refused before they inflate, a thread that runs out of heap fails its document with
 // `resource_limit`, and a thread that grew past the high-water mark is replaced after its task.
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/lib/errors.js';
 import { PipelineFailure, PipelinePool } from '../../src/queue/pipeline-pool.js';
@@ -13,6 +14,22 @@ afterEach(async () => {
   await pool?.stop();
   pool = null;
 });
+
+/** A PNG that claims a size in its header (IHDR) and holds almost no pixel data: nothing to decode. */
+function pngHeaderOnly(width: number, height: number): Uint8Array {
+  const chunk = (type: string, body: Buffer) => {
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(body.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(Buffer.concat([Buffer.from(type, 'latin1'), body])));
+    return Buffer.concat([head, Buffer.from(type, 'latin1'), body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  return new Uint8Array(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(Buffer.alloc(1024))), chunk('IEND', Buffer.alloc(0))]));
+}
 
 function run(p: PipelinePool, bytes: Uint8Array) {
   return p.run({ bytes, ocr: null, renderDpi: null }, { signal: new AbortController().signal, abortKind: () => 'cancelled' });
@@ -26,6 +43,13 @@ async function failure(promise: Promise<unknown>): Promise<PipelineFailure> {
 }
 
 describe('resource limits of the pipeline', () => {
+  it('refuses an image whose header asks for more pixels than a page may have as too big, not as broken', async () => {
+    pool = new PipelinePool(1);
+    const err = await failure(run(pool, pngHeaderOnly(20_000, 20_000)));
+    expect(err.code).toBe('resource_limit');
+    expect(err.message).toMatch(/20000×20000 pixels/);
+  }, 60_000);
+
   it('refuses a PPTX whose slide inflates to 120 MB of XML, from the ZIP headers', async () => {
     pool = new PipelinePool(1);
     const bomb = pptxWithBigSlide(400_000);

@@ -1,7 +1,7 @@
 // Image uploads (PNG, JPEG, TIFF, WebP), one frame at a time: raw pixels for OCR and PNG page
 // images for the console. A multi-page TIFF is one page per frame; EXIF orientation is applied.
 import sharp from 'sharp';
-import { corruptDocument } from './errors.js';
+import { corruptDocument, resourceLimit } from './errors.js';
 
 /** 60 megapixels: a 300 dpi A1 sheet. Beyond that a frame is refused rather than OOM a worker. */
 const MAX_FRAME_PIXELS = 60_000_000;
@@ -15,10 +15,19 @@ export interface FrameRaster {
   density?: number;
 }
 
+/** The failure of a frame larger than a page may be: too big, not broken (its header says so before any pixel is decoded). */
+export function oversizedFrame(width: number | undefined, height: number | undefined, index: number) {
+  if (!width || !height || width * height <= MAX_FRAME_PIXELS) return null;
+  return resourceLimit(`frame ${index + 1} of the image is ${width}×${height} pixels, over the ${MAX_FRAME_PIXELS / 1e6} megapixels one page may have; scale it down`);
+}
+
 const frame = (bytes: Uint8Array, index: number) => sharp(bytes, { page: index, pages: 1, limitInputPixels: MAX_FRAME_PIXELS });
 
 /** Frame `index` (0-based) as upright RGB pixels, transparency flattened onto white. */
 export async function imageFrameRgb(bytes: Uint8Array, index: number): Promise<FrameRaster> {
+  const header = await sharp(bytes, { page: index, pages: 1, limitInputPixels: false }).metadata().catch(() => null);
+  const oversized = oversizedFrame(header?.width, header?.height, index);
+  if (oversized) throw oversized;
   try {
     const meta = await frame(bytes, index).metadata();
     const { data, info } = await frame(bytes, index)

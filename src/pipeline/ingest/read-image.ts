@@ -3,6 +3,7 @@
 // per frame; the page range and the page cap (pdf_max_pages) select frames like PDF pages.
 import sharp, { type Metadata } from 'sharp';
 import { corruptDocument } from './errors.js';
+import { oversizedFrame } from './image-frames.js';
 import { type PagePlanOptions, planPages } from './page-plan.js';
 import type { SourcePage } from './source-page.js';
 
@@ -17,11 +18,14 @@ const QUARTER_TURN_ORIENTATIONS = new Set([5, 6, 7, 8]);
 export async function readImage(bytes: Uint8Array, options: PagePlanOptions = {}): Promise<ImageRead> {
   let meta: Metadata;
   try {
-    meta = await sharp(bytes, { pages: 1 }).metadata();
+    // The header only: its size is checked here, against the page limit, not against sharp's own.
+    meta = await sharp(bytes, { pages: 1, limitInputPixels: false }).metadata();
   } catch (err) {
     throw corruptDocument(`the image cannot be decoded: ${(err as Error).message}`);
   }
   if (!meta.width || !meta.height) throw corruptDocument('the image has no dimensions');
+  const oversized = oversizedFrame(meta.width, meta.height, 0);
+  if (oversized) throw oversized;
   const pageCount = meta.pages ?? 1;
   const scale = 72 / (meta.density && meta.density > 0 ? meta.density : 72);
   const turned = QUARTER_TURN_ORIENTATIONS.has(meta.orientation ?? 1);
