@@ -22,9 +22,15 @@ export function pptxWithBigSlide(shapes: number): Uint8Array {
 /** A one-page PDF whose content stream holds `operators` text-showing operators. */
 export function pdfWithTextOperators(operators: number): Uint8Array {
   const ops: string[] = ['BT /F1 1 Tf'];
-  for (let i = 0; i < operators; i++) ops.push(`${i % 600} ${(i * 7) % 800} Td (x) Tj`);
+  // Placed with Tm (absolute), each on its own spot, all on the 612×792 page (a reader keeps only
+  // what the page shows): rows of 600 one point apart, 22 points between rows (20,000 fit).
+  for (let i = 0; i < operators; i++) ops.push(`1 0 0 1 ${i % 600} ${10 + Math.floor(i / 600) * 22} Tm (x) Tj`);
   ops.push('ET');
-  const content = ops.join('\n');
+  return pdfWithContent(ops.join('\n'));
+}
+
+/** A one-page PDF (612×792, Helvetica as /F1) drawing `content`, a content stream. */
+export function pdfWithContent(content: string): Uint8Array {
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',

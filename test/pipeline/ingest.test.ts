@@ -1,6 +1,7 @@
 // Sniffing the real type from bytes, page ranges and the page cap plan.
 import { describe, expect, it } from 'vitest';
-import { PipelineError, parsePageRange, sniff } from '../../src/pipeline/index.js';
+import { pdfWithContent } from '../../bench/lib/hostile-files.js';
+import { PipelineError, parsePageRange, runCanonical, sniff } from '../../src/pipeline/index.js';
 import { planPages } from '../../src/pipeline/ingest/page-plan.js';
 import { selectPages } from '../../src/pipeline/ingest/page-range.js';
 import { readData } from './data.js';
@@ -64,5 +65,21 @@ describe('page cap', () => {
 
   it('truncates to the first pages when asked', () => {
     expect(planPages(10, { pdfMaxPages: 3, pageCapPolicy: 'truncate' })).toEqual({ indexes: [0, 1, 2], truncated: true });
+  });
+});
+
+describe('words and the page edge', () => {
+  it('keeps a word the page shows, cuts one that runs over the edge at it, and drops one drawn wholly past it', async () => {
+    const pdf = pdfWithContent('BT /F1 12 Tf 1 0 0 1 72 700 Tm (Inside) Tj 1 0 0 1 700 700 Tm (Outside) Tj 1 0 0 1 590 400 Tm (Straddling) Tj 1 0 0 1 72 -40 Tm (Below) Tj ET');
+    const doc = await runCanonical(pdf);
+    const words = doc.pages[0]!.blocks.flatMap((b) => b.lines.flatMap((l) => l.words));
+    expect(words.map((w) => w.text).sort()).toEqual(['Inside', 'Straddling']);
+    for (const w of words) {
+      expect(w.bbox[0]).toBeGreaterThanOrEqual(0);
+      expect(w.bbox[1]).toBeGreaterThanOrEqual(0);
+      expect(w.bbox[2]).toBeLessThanOrEqual(612);
+      expect(w.bbox[3]).toBeLessThanOrEqual(792);
+    }
+    expect(words.find((w) => w.text === 'Straddling')!.bbox[2]).toBe(612);
   });
 });

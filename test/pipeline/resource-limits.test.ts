@@ -79,10 +79,8 @@ describe('resource limits of the pipeline', () => {
     pool = new PipelinePool(1);
     const out = await run(pool, pdfWithTextOperators(20_000));
     expect(out.pageCount).toBe(1);
-    // Every glyph is read; two drawn on the same spot (Td moves add up) read once, as overprint.
-    const spots = new Set<string>();
-    for (let i = 0, x = 0, y = 0; i < 20_000; i++) spots.add(`${(x += i % 600)},${(y += (i * 7) % 800)}`);
-    expect((JSON.parse(out.canonicalText) as { text: string }).text.match(/x/g)?.length).toBe(spots.size);
+    // Every glyph is read, each drawn on a spot of its own.
+    expect((JSON.parse(out.canonicalText) as { text: string }).text.match(/x/g)?.length).toBe(20_000);
   }, 120_000);
 
   it('keeps the thread for ordinary documents', async () => {

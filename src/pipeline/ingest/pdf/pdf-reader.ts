@@ -38,7 +38,7 @@ export function readPdfPage(doc: PdfDocument, index: number): SourcePage {
     // Nothing drawn at all: a genuinely blank page, nothing for OCR to find.
     if (chars.length === 0 && graphics.objects === 0) return { ...base, source: 'text_layer', words: [], blank: true };
     if (mapped === 0 || garbage) return { ...base, source: 'needs_ocr' };
-    const words = charsToWords(chars);
+    const words = onThePage(charsToWords(chars), page.width, page.height);
     // A scan with a few real characters on it (a date stamp) keeps them, but still goes to OCR.
     const source = scanLike ? 'needs_ocr' : 'text_layer';
     const regions = source === 'text_layer' && graphics.images.length ? imageRegions(graphics.images, chars, page.width, page.height) : [];
@@ -46,6 +46,21 @@ export function readPdfPage(doc: PdfDocument, index: number): SourcePage {
   } finally {
     page.close();
   }
+}
+
+/**
+ * Words as the page shows them: one drawn wholly past the page's edge is not on it (no reader sees
+ * it), and one that runs over the edge is cut at it, so every box lies within the page.
+ */
+function onThePage<W extends { bbox: [number, number, number, number] }>(words: W[], width: number, height: number): W[] {
+  const shown: W[] = [];
+  for (const w of words) {
+    const [x0, y0, x1, y1] = w.bbox;
+    if (x1 <= 0 || y1 <= 0 || x0 >= width || y0 >= height) continue;
+    if (x0 < 0 || y0 < 0 || x1 > width || y1 > height) w.bbox = [Math.max(0, x0), Math.max(0, y0), Math.min(width, x1), Math.min(height, y1)];
+    shown.push(w);
+  }
+  return shown;
 }
 
 /** Replacement characters, private-use code points and C0/C1 controls are not text. */
