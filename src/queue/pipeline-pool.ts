@@ -68,6 +68,8 @@ export class PipelineFailure extends QuireError<JobFailureCode> {
     message: string,
     /** Not the document's fault: worth another attempt. */
     readonly internal: boolean,
+    /** The document's page count, when the failure knew it. */
+    readonly pageCount?: number,
   ) {
     super(code, message);
   }
@@ -259,7 +261,7 @@ class PipelineThread {
         cleanup();
         this.afterTask(message.memoryBytes);
         if (message.type === 'done') resolve(message.output);
-        else reject(new PipelineFailure(message.code, message.message, message.internal));
+        else reject(new PipelineFailure(message.code, message.message, message.internal, message.pageCount));
       };
       const onError = (err: Error) => {
         cleanup();

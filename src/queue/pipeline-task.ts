@@ -51,7 +51,7 @@ export type ToThread =
 export type FromThread =
   | { type: 'progress'; id: number; done: number; total: number }
   | { type: 'done'; id: number; output: PipelineOutput; memoryBytes?: number }
-  | { type: 'failed'; id: number; code: JobFailureCode; message: string; internal: boolean; memoryBytes?: number }
+  | { type: 'failed'; id: number; code: JobFailureCode; message: string; internal: boolean; pageCount?: number; memoryBytes?: number }
   /** A `close` was received: the thread's event loop is free (not stuck inside a parser). */
   | { type: 'closing'; id: 0 }
   | { type: 'closed'; id: 0 };

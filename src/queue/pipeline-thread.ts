@@ -128,6 +128,7 @@ port.on('message', (message: ToThread) => {
         code,
         message: known ? err.message : `Quire failed while processing this document (${(err as Error)?.message ?? String(err)}). Retry it; if it fails again, report the job id.`,
         internal: !known || code === 'internal_error',
+        ...(known && err.pageCount !== undefined ? { pageCount: err.pageCount } : {}),
         memoryBytes: memoryBytes(),
       } satisfies FromThread);
     },

@@ -428,7 +428,7 @@ async function onFailure(deps: RunDeps, job: Job, workerId: string, reason: Stop
   }
   if (err instanceof PipelineFailure && !err.internal) {
     // The document's own problem (corrupt, encrypted, over the cap …): another attempt would fail the same way.
-    await settle(db, job, workerId, { status: 'failed', result: null, failure_code: err.code, failure_message: err.message });
+    await settle(db, job, workerId, { status: 'failed', result: null, failure_code: err.code, failure_message: err.message, ...(err.pageCount !== undefined ? { page_count: err.pageCount } : {}) });
     log.info({ jobId: job.id, failureCode: err.code }, 'job failed');
     return;
   }

@@ -113,7 +113,7 @@ describe('failure codes, each from a real file', () => {
     await tenantWithPolicy('capped', { pdf_max_pages: 2 });
     const user = (await h.seedUser('capped', 'member')).token!;
     const job = await process(FILES.multipage, { processing_mode: 'canonical' }, user);
-    expect(job).toMatchObject({ status: 'failed', failure_code: 'page_cap_exceeded' });
+    expect(job).toMatchObject({ status: 'failed', failure_code: 'page_cap_exceeded', page_count: 5 });
     expect(job.failure_message).toMatch(/page_range/);
     const again = await h.request('POST', `/v1/documents/${job.job_id}/reprocess`, { token: user, body: { page_range: '2-3' } });
     expect(again.body).toMatchObject({ status: 'queued', failure_code: null });

@@ -17,6 +17,8 @@ export type PipelineFailureCode =
 
 export class PipelineError extends QuireError<PipelineFailureCode> {
   override readonly name = 'PipelineError';
+  /** The document's page count, when it was known at the failure (the job records it). */
+  pageCount?: number;
   constructor(code: PipelineFailureCode, message: string) {
     super(code, message);
   }
