@@ -11,6 +11,7 @@ import type { App, AppContext, AppOptions } from './context.js';
 import { registerConsole } from './console.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './error-handler.js';
 import { guardInput } from './input-guard.js';
+import { markOptionalBodies, openapiRoute } from './openapi.js';
 import { loggableRequest } from './request-log.js';
 import { boundRequestIntegers } from './safe-integers.js';
 import { registerAudit } from './plugins/audit.js';
@@ -105,14 +106,10 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A session token (POST /v1/auth/login) or an API key.' } } },
     },
-    transform: ({ schema, url, route }) => {
-      const config = (route.config ?? {}) as { permission?: string; openapiBody?: unknown; openapiConsumes?: string[] };
-      const next: Record<string, unknown> = { ...(schema as object) };
-      if (config.openapiBody) next.body = config.openapiBody;
-      if (config.openapiConsumes) next.consumes = config.openapiConsumes;
-      if (config.permission && config.permission !== 'public') next.security = [{ bearer: [] }];
-      return { schema: next as never, url };
-    },
+    // Components by their own names (ErrorResponse, HTTPValidationError…), not def-0, def-1.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    transform: openapiRoute,
+    transformObject: (documentObject) => markOptionalBodies((documentObject as unknown as { openapiObject: never }).openapiObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 

@@ -49,6 +49,25 @@ describe('OpenAPI', () => {
     expect(missing).toEqual([]);
   });
 
+  it('states what interface.md states: optional bodies, the 422 shape on every operation with a body, and the statuses it names', async () => {
+    const doc = (await h.request('GET', '/openapi.json')).body as {
+      paths: Record<string, Record<string, { requestBody?: { required?: boolean; content: Record<string, { schema: Record<string, unknown> }> }; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> }>>;
+      components: { schemas: Record<string, { required?: string[] }> };
+    };
+    const op = (method: string, path: string) => doc.paths[path]![method]!;
+    for (const [method, path] of [['post', '/v1/documents/{job_id}/reprocess'], ['post', '/v1/reviews/{review_id}/approve'], ['post', '/v1/reviews/{review_id}/reprocess'], ['post', '/v1/batches/{batch_id}/reprocess']] as const) {
+      expect(op(method, path).requestBody?.required, path).toBe(false);
+      expect(JSON.stringify(op(method, path).requestBody)).not.toContain('x-quire');
+    }
+    expect(op('post', '/v1/templates').requestBody?.required).toBe(true);
+    const withBody = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).filter(([, o]) => o.requestBody).map(([method, o]) => [`${method} ${path}`, o] as const));
+    expect(withBody.length).toBeGreaterThan(30);
+    for (const [name, o] of withBody) expect(o.responses['422']?.content?.['application/json']?.schema.$ref, name).toBe('#/components/schemas/HTTPValidationError');
+    expect(doc.components.schemas.HTTPValidationError!.required ?? []).not.toContain('detail');
+    expect(Object.keys(op('post', '/v1/documents/{job_id}/reprocess').responses)).toContain('400');
+    expect(Object.keys(op('get', '/v1/health/ready').responses)).toContain('503');
+  });
+
   it('serves browsable docs at /docs', async () => {
     const res = await h.request('GET', '/docs/');
     expect(res.status).toBe(200);

@@ -14,7 +14,7 @@ import { createBlobStore } from '../../storage/index.js';
 import { type RouteModule, caller } from '../context.js';
 import { MAX_BATCH_FILES, parseBatchForm } from '../forms.js';
 import { discardForm, receiveForm, registerMultipart } from '../multipart.js';
-import { Page } from '../schemas/common.js';
+import { ErrorResponse, Page } from '../schemas/common.js';
 import {
   BatchAction,
   BatchCreated,
@@ -51,7 +51,7 @@ export const batchesRoutes: RouteModule = (app, ctx) => {
             'multipart/form-data: `files` (repeat the field per file), `name`, `template_id`, `processing_mode`, `page_range`, ' +
             '`page_cap_policy` (fail | truncate), `destination_connection_id`, `destination_config` (JSON object). ' +
             'A file of an unsupported type becomes a job that failed with unsupported_format; the others are queued.',
-          response: { 202: BatchCreated },
+          response: { 202: BatchCreated, 400: ErrorResponse },
         },
       },
       async (request, reply) => {
@@ -138,7 +138,7 @@ export const batchesRoutes: RouteModule = (app, ctx) => {
         summary: 'Reprocess every finished job with the job reprocess body (same rules)',
         params: BatchParams,
         body: JobReprocess,
-        response: { 200: BatchAction },
+        response: { 200: BatchAction, 400: ErrorResponse },
       },
     },
     async (request) => present(await reprocessBatch(ctx.db, caller(request), request.params.batch_id, request.body as never)),

@@ -18,7 +18,7 @@ import { type RouteModule, caller } from '../context.js';
 import { validationError } from '../../lib/errors.js';
 import { parseDocumentForm } from '../forms.js';
 import { discardForm, receiveForm, registerMultipart } from '../multipart.js';
-import { NoContent, Page } from '../schemas/common.js';
+import { ErrorResponse, NoContent, Page } from '../schemas/common.js';
 import {
   JobActionResponse,
   JobListItem,
@@ -78,7 +78,7 @@ export const documentsRoutes: RouteModule = (app, ctx) => {
             'multipart/form-data with `file` and optional `template_id`, `processing_mode` (default extraction), `page_range` ("1-3,7"), ' +
             '`destination_connection_id`, `metadata` (JSON object). The type is sniffed from the bytes: an unsupported file is 415, ' +
             'a file over QUIRE_MAX_UPLOAD_BYTES is 413. `Idempotency-Key`: the same key and request within 24 hours answers the first job.',
-          response: { 202: JobRecord },
+          response: { 202: JobRecord, 400: ErrorResponse },
         },
       },
       async (request, reply) => {
@@ -143,7 +143,8 @@ export const documentsRoutes: RouteModule = (app, ctx) => {
         config,
         // The body is optional: no body means `{}` (keep everything).
         ...(body ? { preValidation: optionalBody } : {}),
-        schema: { tags, operationId, summary, params: JobParams, ...(body ? { body } : {}), response: { 200: JobActionResponse } },
+        // 400: reprocess rule 2 (a template with canonical or entities), interface.md.
+        schema: { tags, operationId, summary, params: JobParams, ...(body ? { body } : {}), response: { 200: JobActionResponse, ...(body === JobReprocess ? { 400: ErrorResponse } : {}) } },
       },
       async (request) => presentAction(await run(request as never)),
     );

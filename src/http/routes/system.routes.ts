@@ -7,7 +7,7 @@ import { findLiveUserByIdAnyTenant } from '../../domain/users/users.repository.j
 import { API_VERSION } from '../app.js';
 import { type RouteModule, caller } from '../context.js';
 import { unavailable } from '../../lib/errors.js';
-import { Nullable, Role, StringEnum } from '../schemas/common.js';
+import { ErrorResponse, Nullable, Role, StringEnum } from '../schemas/common.js';
 import { TenantRecord, UserRecord, presentTenant, presentUser } from '../schemas/identity.js';
 
 const Root = Type.Object({ name: Type.String(), version: Type.String(), api_version: Type.String(), docs: Type.String(), openapi: Type.String() });
@@ -44,7 +44,7 @@ export const systemRoutes: RouteModule = (app, ctx) => {
 
   let migrationsApplied = false;
   const databaseDown = () => unavailable('database_unavailable', 'The database does not answer; check DATABASE_URL and that PostgreSQL is running.');
-  app.get('/v1/health/ready', { config: { permission: 'public' }, schema: { tags: ['system'], operationId: 'health.ready', response: { 200: Type.Object({ status: Type.Literal('ready') }) } } }, async () => {
+  app.get('/v1/health/ready', { config: { permission: 'public' }, schema: { tags: ['system'], operationId: 'health.ready', response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: ErrorResponse } } }, async () => {
     // Migrations only ever move forward: once all are applied, readiness is the connection alone.
     if (!migrationsApplied) {
       const pending = await pendingMigrations(ctx.db).catch(() => null);

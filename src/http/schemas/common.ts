@@ -16,16 +16,19 @@ export const ErrorResponse = Type.Object(
   { $id: 'ErrorResponse', description: 'Every error except request validation' },
 );
 
+// interface.md gives `detail` as optional; Quire always sends it.
 export const ValidationErrorResponse = Type.Object(
   {
-    detail: Type.Array(
+    detail: Type.Optional(
+      Type.Array(
       Type.Object({
         loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
         msg: Type.String(),
         type: Type.String(),
         input: Type.Optional(Type.Unknown()),
         ctx: Type.Optional(FreeObject),
-      }),
+        }),
+      ),
     ),
   },
   { $id: 'HTTPValidationError', description: 'Request validation failure (422)' },

@@ -1655,31 +1655,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * ErrorResponse
-         * @description Every error except request validation
-         */
-        "def-0": {
-            code: string;
-            detail: string;
-        };
-        /**
-         * HTTPValidationError
-         * @description Request validation failure (422)
-         */
-        "def-1": {
-            detail: {
-                ctx?: {
-                    [key: string]: unknown;
-                };
-                input?: unknown;
-                loc: (string | number)[];
-                msg: string;
-                type: string;
-            }[];
-        };
-        /** DraftResponse */
-        "def-2": {
+        DraftResponse: {
             accepted_as_template_id?: string;
             auto_seen_count: number;
             /** Format: date-time */
@@ -1705,6 +1681,23 @@ export interface components {
             tenant_id: string;
             validation_rules: {
                 [key: string]: unknown;
+            }[];
+        };
+        /** @description Every error except request validation */
+        ErrorResponse: {
+            code: string;
+            detail: string;
+        };
+        /** @description Request validation failure (422) */
+        HTTPValidationError: {
+            detail?: {
+                ctx?: {
+                    [key: string]: unknown;
+                };
+                input?: unknown;
+                loc: (string | number)[];
+                msg: string;
+                type: string;
             }[];
         };
     };
@@ -1826,6 +1819,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "account.api_keys.revoke": {
@@ -1939,6 +1941,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "admin.api_keys.list": {
@@ -2026,6 +2037,15 @@ export interface operations {
                         /** @description The whole bearer token. Shown once: store it now. */
                         secret: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -2264,6 +2284,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "connections.get": {
@@ -2384,6 +2413,15 @@ export interface operations {
                         /** Format: date-time */
                         updated_at: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -2536,6 +2574,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "admin.forge_endpoints.get": {
@@ -2652,6 +2699,15 @@ export interface operations {
                         /** Format: date-time */
                         updated_at: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -2890,6 +2946,15 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -3768,6 +3833,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "admin.tenant_policy.defaults_view": {
@@ -4005,6 +4079,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "admin.tenant_infra.delete": {
@@ -4146,6 +4229,15 @@ export interface operations {
                         status: "invited" | "active" | "suspended";
                         tenant_id: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -4534,6 +4626,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "auth.change_password": {
@@ -4558,6 +4659,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
             };
         };
     };
@@ -4638,6 +4748,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "auth.logout": {
@@ -4702,6 +4821,15 @@ export interface operations {
                             tenant_id: string;
                         };
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -4945,6 +5073,27 @@ export interface operations {
                         /** Format: date-time */
                         updated_at: string;
                     };
+                };
+            };
+            /** @description Every error except request validation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -5221,7 +5370,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     clear_template?: boolean;
@@ -5276,6 +5425,27 @@ export interface operations {
                         /** Format: date-time */
                         updated_at: string;
                     };
+                };
+            };
+            /** @description Every error except request validation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -5543,6 +5713,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description Every error except request validation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "documents.get": {
@@ -5701,7 +5892,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     template_id?: string | null;
@@ -5724,6 +5915,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "documents.reprocess": {
@@ -5735,7 +5935,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     clear_template?: boolean;
@@ -5760,6 +5960,27 @@ export interface operations {
                         /** @enum {string} */
                         status: "queued" | "processing" | "completed" | "needs_review" | "rejected" | "failed";
                     };
+                };
+            };
+            /** @description Every error except request validation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -6006,6 +6227,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ready";
+                    };
+                };
+            };
+            /** @description Every error except request validation */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        detail: string;
                     };
                 };
             };
@@ -6359,6 +6592,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "platform.tenants.list": {
@@ -6439,6 +6681,15 @@ export interface operations {
                         /** Format: date-time */
                         updated_at: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -6527,6 +6778,15 @@ export interface operations {
                         /** Format: date-time */
                         updated_at: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -6765,7 +7025,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     note?: string | null;
@@ -6828,6 +7088,15 @@ export interface operations {
                         code: string;
                         detail: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -6909,6 +7178,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "reviews.reprocess": {
@@ -6920,7 +7198,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     template_id?: string | null;
@@ -6983,6 +7261,15 @@ export interface operations {
                         code: string;
                         detail: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -7148,6 +7435,15 @@ export interface operations {
                         code: string;
                         detail: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -7332,6 +7628,15 @@ export interface operations {
                         code: string;
                         detail: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -7651,6 +7956,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "templates.versions": {
@@ -7771,6 +8085,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "drafts.list": {
@@ -7793,7 +8116,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: components["schemas"]["def-2"][];
+                        items: components["schemas"]["DraftResponse"][];
                         next_cursor: string | null;
                     };
                 };
@@ -7876,6 +8199,15 @@ export interface operations {
                         code: string;
                         detail: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -8103,6 +8435,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "drafts.accept": {
@@ -8321,6 +8662,15 @@ export interface operations {
                         code: string;
                         detail: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
             /** @description Every error except request validation */
@@ -8663,6 +9013,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
         };
     };
     "templates.rule_kinds": {
@@ -8783,6 +9142,15 @@ export interface operations {
                         code: string;
                         detail: string;
                     };
+                };
+            };
+            /** @description Request validation failure (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
