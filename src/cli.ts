@@ -9,6 +9,8 @@ import { openDatabase } from './db/connect.js';
 import { rotateSealedColumns } from './db/rotate-secrets.js';
 import { bootstrapPlatform, createPlatformAdmin } from './domain/tenants/bootstrap.js';
 import { SecretBox } from './lib/secret-box.js';
+import { compileBodyValidator } from './lib/json-schema.js';
+import { findLiveUserByEmailAnyTenant } from './domain/users/users.repository.js';
 import { VERSION } from './version.js';
 
 const USAGE = `quire ${VERSION}: self-hostable document understanding
@@ -18,7 +20,8 @@ Usage:
   quire worker [--concurrency N]    standalone document workers against the same database
                                     (N defaults to QUIRE_WORKERS, else the number of cores)
   quire migrate                     apply database migrations and exit
-  quire extract FILE [--mode M] [--pages 1-3]   run the pipeline on FILE, print the result JSON
+  quire extract FILE [--mode M] [--template T.json] [--pages 1-3] [--ocr MODE|off]
+                                    run the pipeline on FILE, print the result JSON
   quire create-admin --email E --password P   add a platform admin
   quire rotate-secret-key           re-encrypt every stored credential under the first key
                                     of QUIRE_SECRET_KEY (then the old keys can be dropped)
@@ -119,7 +122,30 @@ async function worker(config: Config, args: string[]): Promise<void> {
   await untilSignal(() => started.stopAll(), log);
 }
 
-async function migrate(config: Config): Promise<void> {
+/**
+ * A command's options, strictly: `--help` prints the usage instead of running the command (a
+ * migrate or a key rotation must never run because someone asked how to use it), and an unknown
+ * option is refused. Null when the usage was printed.
+ */
+function commandOptions<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], options: T) {
+  let parsed: { values: Record<string, string | boolean | undefined> };
+  try {
+    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean' } }, strict: true, allowPositionals: false }) as typeof parsed;
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message}\n\n${USAGE}`);
+  }
+  if (parsed.values.help) {
+    process.stdout.write(USAGE);
+    return null;
+  }
+  return parsed.values as { [K in keyof T]?: T[K]['type'] extends 'string' ? string : boolean };
+}
+
+/** Email addresses as the API takes them (`format: email`): an admin the CLI makes can sign in. */
+const validEmail = compileBodyValidator({ type: 'string', format: 'email', maxLength: 320 });
+
+async function migrate(config: Config, args: string[]): Promise<void> {
+  if (!commandOptions(args, {})) return;
   const log = logger(config);
   const handle = await openDatabase(config, log, { migrate: true });
   log.info('database is up to date');
@@ -127,22 +153,32 @@ async function migrate(config: Config): Promise<void> {
 }
 
 async function createAdmin(config: Config, args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { email: { type: 'string' }, password: { type: 'string' } } });
-  if (!values.email || !values.password) throw new ConfigError('create-admin needs --email and --password');
-  if (values.password.length < 12) throw new ConfigError('the password must be at least 12 characters');
+  const values = commandOptions(args, { email: { type: 'string' }, password: { type: 'string' } });
+  if (!values) return;
+  const email = values.email?.trim();
+  const password = values.password;
+  if (!email || !password) throw new ConfigError('create-admin needs --email and --password');
+  if (!validEmail(email)) throw new ConfigError(`"${email}" is not an email address`);
+  if (password.length < 12 || password.trim() === '') throw new ConfigError('the password must be at least 12 characters, not all spaces');
   const log = logger(config);
   const handle = await openDatabase(config, log, { migrate: true });
   try {
-    await bootstrapPlatform(handle.db, { ...config, adminEmail: values.email, adminPassword: values.password }, log);
-    const existing = await handle.db.selectFrom('users').select('id').where('email', '=', values.email).where('deleted_at', 'is', null).executeTakeFirst();
-    if (!existing) await createPlatformAdmin(handle.db, values.email, values.password);
-    log.info({ email: values.email }, 'platform admin ready');
+    // Emails are unique across the platform, whatever their case: an existing user is not changed.
+    if (await findLiveUserByEmailAnyTenant(handle.db, email)) throw new ConfigError(`a user with email ${email} already exists; nothing was changed`);
+    // A fresh database: its first start makes the default tenant, and this admin as its first.
+    await bootstrapPlatform(handle.db, { ...config, adminEmail: email, adminPassword: password }, log);
+    if (!(await findLiveUserByEmailAnyTenant(handle.db, email))) await createPlatformAdmin(handle.db, email, password);
+    log.info({ email }, 'platform admin created');
   } finally {
     await handle.close();
   }
 }
 
-async function rotateSecretKey(config: Config): Promise<void> {
+async function rotateSecretKey(config: Config, args: string[]): Promise<void> {
+  if (!commandOptions(args, {})) return;
+  // Rotation is from the keys named in QUIRE_SECRET_KEY: without them, the data dir's key would be
+  // made afresh (when missing) and every stored credential reported unreadable.
+  if (!config.secretKey) throw new ConfigError('rotate-secret-key needs QUIRE_SECRET_KEY=<new key>,<old key>: the first key seals, the others open what they sealed (docs/endpoints.md)');
   const log = logger(config);
   const box = SecretBox.fromConfig(config);
   const handle = await openDatabase(config, log, { migrate: true });
@@ -181,11 +217,11 @@ export async function main(argv: string[]): Promise<void> {
     case 'worker':
       return worker(config, rest);
     case 'migrate':
-      return migrate(config);
+      return migrate(config, rest);
     case 'create-admin':
       return createAdmin(config, rest);
     case 'rotate-secret-key':
-      return rotateSecretKey(config);
+      return rotateSecretKey(config, rest);
     default:
       throw new ConfigError(`unknown command "${command}"\n\n${USAGE}`);
   }

@@ -112,12 +112,12 @@ export const ENV_VARS: EnvVar[] = [
 
 export class ConfigError extends Error {}
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new ConfigError(`${name} must be an integer of at least ${min}, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}, got "${raw}"`);
   }
   return value;
 }
@@ -133,7 +133,7 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
-    port: integer(env, 'PORT', 8080, 0),
+    port: integer(env, 'PORT', 8080, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
     dataDir: path.resolve(text(env, 'QUIRE_DATA_DIR') ?? './.quire'),
     databaseUrl: text(env, 'DATABASE_URL'),
