@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { VERSION } from '../version.js';
-import { isPipelineError, runCanonical, toCanonicalJson } from './index.js';
+import { isPipelineError, parsePageRange, runCanonical, toCanonicalJson } from './index.js';
 import { type ExtractionTemplate, runEntities, runExtraction } from './extract/index.js';
 import { closeOcrEngines, readsTextInImages } from './ocr/index.js';
 
@@ -31,6 +31,22 @@ Options:
 const MODES = ['canonical', 'entities', 'extraction'] as const;
 const NOTES = ['margin', 'pages', 'off'] as const;
 const OCR_MODES = ['confidence_based', 'tesseract_priority', 'paddle_priority', 'off'] as const;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What is wrong with a template file in the shape the API takes (a template payload), or null. */
+function templateFileProblem(payload: unknown): string | null {
+  if (!isPlainObject(payload)) return 'a template is a JSON object';
+  const schema = payload.json_schema;
+  if (!isPlainObject(schema)) return 'json_schema must be an object (a JSON Schema)';
+  if (!isPlainObject(schema.properties) || Object.keys(schema.properties).length === 0) return 'json_schema needs "properties": the fields to extract';
+  const rules = payload.validation_rules;
+  if (rules !== undefined && (!Array.isArray(rules) || !rules.every(isPlainObject))) return 'validation_rules must be a list of rule objects';
+  for (const key of ['review_thresholds', 'post_processing'] as const) {
+    if (payload[key] !== undefined && payload[key] !== null && !isPlainObject(payload[key])) return `${key} must be an object`;
+  }
+  return null;
+}
 
 /** Returns the process exit code: 0 done, 1 the document failed, 2 bad usage. */
 export async function extractCommand(args: string[]): Promise<number> {
@@ -66,15 +82,25 @@ export async function extractCommand(args: string[]): Promise<number> {
   const ocrMode = values.ocr as (typeof OCR_MODES)[number];
   if (!OCR_MODES.includes(ocrMode)) return usage(`--ocr must be one of ${OCR_MODES.join(', ')}`);
   if (mode === 'extraction' && !values.template) return usage('--mode extraction needs --template FILE.json');
+  if (values.pages !== undefined) {
+    try {
+      parsePageRange(values.pages);
+    } catch (err) {
+      return usage(`--pages: ${(err as Error).message}`);
+    }
+  }
   let template: ExtractionTemplate | undefined;
   if (values.template) {
+    let payload: unknown;
     try {
-      const payload = JSON.parse(await readFile(values.template, 'utf8')) as Record<string, unknown>;
-      if (!payload || typeof payload.json_schema !== 'object') return usage(`${values.template} has no json_schema object`);
-      template = { ...payload, id: null, version: null, json_schema: payload.json_schema as Record<string, unknown> };
+      payload = JSON.parse(await readFile(values.template, 'utf8'));
     } catch (err) {
       return usage(`cannot read the template ${values.template}: ${(err as Error).message}`);
     }
+    const problem = templateFileProblem(payload);
+    if (problem) return usage(`${values.template}: ${problem}`);
+    const fields = payload as Record<string, unknown>;
+    template = { ...fields, id: null, version: null, json_schema: fields.json_schema as Record<string, unknown> };
   }
 
   let bytes: Uint8Array;

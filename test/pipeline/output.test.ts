@@ -89,6 +89,14 @@ describe('quire extract', () => {
     expect(await extractCommand(['--mode', 'extraction', 'x.pdf'])).toBe(2);
     expect(await extractCommand(['--ocr', 'sometimes', 'x.pdf'])).toBe(2);
     expect(await extractCommand([])).toBe(2);
+    // A page range or a template file that could never work is bad usage, not a failed document.
+    for (const pages of ['abc', '0', '3-1']) expect(await extractCommand([dataPath('invoice2data/files/camelot-example.pdf'), '--pages', pages]), pages).toBe(2);
+    const dir = mkdtempSync(path.join(tmpdir(), 'quire-extract-'));
+    for (const [name, body] of [['null-schema', { json_schema: null }], ['list-schema', { json_schema: [] }], ['no-fields', { json_schema: { type: 'object', properties: 'zz' } }], ['rules', { json_schema: { type: 'object', properties: { a: { type: 'string' } } }, validation_rules: 'x' }]] as const) {
+      const file = path.join(dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify(body));
+      expect(await extractCommand(['--mode', 'extraction', '--template', file, dataPath('invoice2data/files/camelot-example.pdf')]), name).toBe(2);
+    }
     expect(out.join('')).toBe('');
   });
 });
