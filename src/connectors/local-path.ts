@@ -5,11 +5,11 @@
 // rest is still to be created.
 import fs from 'node:fs';
 import path from 'node:path';
+import { TENANT_ID_PATTERN } from '../lib/ids.js';
 
 export class PathEscapeError extends Error {}
 
-/** Tenant ids as the platform API accepts them: one safe path segment. */
-const TENANT_ID = /^[a-z0-9][a-z0-9-]{1,62}$/;
+const TENANT_ID = new RegExp(TENANT_ID_PATTERN);
 
 /** A tenant's own folder under the local root; its `local` connections' paths are relative to it. */
 export function tenantFolder(root: string, tenantId: string): string {

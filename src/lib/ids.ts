@@ -18,6 +18,9 @@ function randomFraction(): number {
 
 const ulid = monotonicFactory(randomFraction);
 
+/** Tenant ids, chosen by the platform admin who creates the tenant: one safe path segment too. */
+export const TENANT_ID_PATTERN = '^[a-z0-9][a-z0-9\\-]{1,62}$';
+
 export type IdPrefix =
   | 'job' | 'bat' | 'rev' | 'tpl' | 'drf' | 'fgj' | 'fgi' | 'con' | 'fep'
   | 'usr' | 'ses' | 'art' | 'aud' | 'key' | 'tok';

@@ -3,12 +3,15 @@
 // the same 404 to the caller, who may not learn which.
 import type { Db, Tx } from '../../db/database.js';
 
-export async function templateIsLive(db: Db | Tx, tenantId: string, templateId: string): Promise<boolean> {
-  const row = await db.selectFrom('templates').select('id').where('id', '=', templateId).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+async function liveRowExists(db: Db | Tx, table: 'templates' | 'connections', tenantId: string, id: string): Promise<boolean> {
+  const row = await db.selectFrom(table).select('id').where('id', '=', id).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
   return row !== undefined;
 }
 
-export async function connectionExists(db: Db | Tx, tenantId: string, connectionId: string): Promise<boolean> {
-  const row = await db.selectFrom('connections').select('id').where('id', '=', connectionId).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
-  return row !== undefined;
+export function templateIsLive(db: Db | Tx, tenantId: string, templateId: string): Promise<boolean> {
+  return liveRowExists(db, 'templates', tenantId, templateId);
+}
+
+export function connectionExists(db: Db | Tx, tenantId: string, connectionId: string): Promise<boolean> {
+  return liveRowExists(db, 'connections', tenantId, connectionId);
 }

@@ -5,6 +5,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { ValidationItem } from '../../lib/errors.js';
 import { MAX_FIELD_DEPTH, MAX_FIELDS, checkRule, expressionError, fieldsBeyondLimits, schemaFields } from '../../pipeline/extract/index.js';
+import { genericPath } from '../../pipeline/extract/paths.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -65,7 +66,7 @@ export function knownPaths(schema: Record<string, unknown>): Set<string> {
 /** Problems with the validation rules (loc under `root`, e.g. ['body', 'validation_rules']). */
 export function checkRules(rules: unknown[], schema: Record<string, unknown>, root: (string | number)[]): ValidationItem[] {
   const paths = knownPaths(schema);
-  const known = (p: string) => paths.has(p.replace(/\[\d+\]/g, '[]'));
+  const known = (p: string) => paths.has(genericPath(p));
   const items: ValidationItem[] = [];
   rules.forEach((rule, i) => {
     for (const p of checkRule(rule, known, expressionError)) {
@@ -90,7 +91,7 @@ export function checkPostProcessing(pp: Record<string, unknown> | null | undefin
     const entries = pp[section];
     if (!entries || typeof entries !== 'object') continue;
     for (const path of Object.keys(entries)) {
-      if (paths.has(path.replace(/\[\d+\]/g, '[]'))) continue;
+      if (paths.has(genericPath(path))) continue;
       items.push({ loc: [...root, section, path], msg: `'${path}' is not a field of json_schema; post_processing names fields as rules do (vendor.name, lines[].qty)`, type: 'value_error', input: path });
     }
   }

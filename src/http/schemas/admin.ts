@@ -1,6 +1,7 @@
 // Wire shapes of platform and tenant administration: tenants, users, tenant-wide keys, audit.
 import { Type } from 'typebox';
 import type { AuditEntry as AuditRow } from '../../db/schema.js';
+import { TENANT_ID_PATTERN } from '../../lib/ids.js';
 import { CreatedRange, Email, FreeObject, Nullable, PageQuery, Role, StringEnum, TenantRole, Timestamp } from './common.js';
 import { IssuedToken, TenantRecord, UserRecord } from './identity.js';
 
@@ -20,7 +21,7 @@ export const TenantListQuery = Type.Object({
 
 // interface.md: id pattern, name 1..256, initial_admin_email as an email; all required.
 export const TenantCreateBody = Type.Object({
-  id: Type.String({ pattern: '^[a-z0-9][a-z0-9\\-]{1,62}$' }),
+  id: Type.String({ pattern: TENANT_ID_PATTERN }),
   name: Type.String({ minLength: 1, maxLength: 256 }),
   initial_admin_email: Email,
 });

@@ -60,12 +60,12 @@ export function formatDate(iso: string, format: string): string {
 
 const titleCase = (s: string) => s.toLowerCase().replace(/(^|[\s\-'(])(\p{L})/gu, (_, p: string, c: string) => p + c.toUpperCase());
 
-/** Settings for one concrete path: the template-wide ones, overridden by `fields[<path>]`. */
 /** A record's own entry: a field named "constructor" must not find Object's. */
 function entryOf<T>(record: Record<string, T> | undefined, key: string): T | undefined {
   return record && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
+/** Settings for one concrete path: the template-wide ones, overridden by `fields[<path>]`. */
 function settingsFor(pp: PostProcessing, path: string, isDate: boolean): FieldSettings {
   const generic = genericPath(path);
   const own = entryOf(pp.fields, path) ?? entryOf(pp.fields, generic) ?? {};

@@ -25,11 +25,16 @@ const frame = (bytes: Uint8Array, index: number) => sharp(bytes, { page: index, 
 
 /** Frame `index` (0-based) as upright RGB pixels, transparency flattened onto white. */
 export async function imageFrameRgb(bytes: Uint8Array, index: number): Promise<FrameRaster> {
-  const header = await sharp(bytes, { page: index, pages: 1, limitInputPixels: false }).metadata().catch(() => null);
-  const oversized = oversizedFrame(header?.width, header?.height, index);
+  const cannotDecode = (err: unknown) => corruptDocument(`frame ${index + 1} of the image cannot be decoded: ${(err as Error).message}`);
+  // The header once: its size against the page limit (sharp's own limit would call it broken), its density for OCR.
+  const meta = await sharp(bytes, { page: index, pages: 1, limitInputPixels: false })
+    .metadata()
+    .catch((err: unknown) => {
+      throw cannotDecode(err);
+    });
+  const oversized = oversizedFrame(meta.width, meta.height, index);
   if (oversized) throw oversized;
   try {
-    const meta = await frame(bytes, index).metadata();
     const { data, info } = await frame(bytes, index)
       .autoOrient()
       .flatten({ background: '#ffffff' })
@@ -40,7 +45,7 @@ export async function imageFrameRgb(bytes: Uint8Array, index: number): Promise<F
     const density = meta.density && meta.density > 0 ? meta.density : undefined;
     return { data, width: info.width, height: info.height, channels: 3, ...(density ? { density } : {}) };
   } catch (err) {
-    throw corruptDocument(`frame ${index + 1} of the image cannot be decoded: ${(err as Error).message}`);
+    throw cannotDecode(err);
   }
 }
 

@@ -182,17 +182,17 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
     inputs.current[next]?.select();
   };
 
-  const unsaved = Object.entries(edits).some(([path, text]) => text !== show(fields.find((f) => f.path === path)?.value));
+  /** The edits that differ from the stored values: what a save sends, and what leaving would lose. */
+  const changed = Object.entries(edits).filter(([path, text]) => text !== show(fields.find((f) => f.path === path)?.value));
 
   const nextReview = async () => {
-    if (open && unsaved && !window.confirm('Leave this review? Your changes to its fields are not saved.')) return;
+    if (open && changed.length && !window.confirm('Leave this review? Your changes to its fields are not saved.')) return;
     const pending = must(await api.GET('/v1/reviews', { params: { query: { status: 'pending', limit: 5 } } })).items.filter((r) => r.review_id !== reviewId);
     navigate(pending[0] ? `/reviews/${pending[0].review_id}` : '/reviews');
   };
 
   const submit = () =>
     action.run(async () => {
-      const changed = Object.entries(edits).filter(([path, text]) => text !== show(fields.find((f) => f.path === path)?.value));
       const noteValue = note.trim() || null;
       if (changed.length) {
         const patch: Record<string, unknown> = {};
