@@ -5,8 +5,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { comparable, DATA_DIR, dataAvailable, funsdSamples, ocrTextSamples, type OcrSample, sroieSamples } from '../../bench/ocr-data.js';
+import { runCanonical, settleAbandonedOcr } from '../../src/pipeline/index.js';
 import { renderPdfPagePng } from '../../src/pipeline/ingest/pdf/pdf-render.js';
 import { asOcrEngine, type PixelEngine } from '../../src/pipeline/ocr/engine.js';
 import { closeOcrEngines, getOcrEngine, ocrPage, OcrError, readOcrPolicy } from '../../src/pipeline/ocr/index.js';
@@ -22,6 +23,7 @@ import { mergeByRegion, selectOcr } from '../../src/pipeline/ocr/select.js';
 import { createTesseract, findNativeTesseract } from '../../src/pipeline/ocr/tesseract/index.js';
 import { resolveLanguages } from '../../src/pipeline/ocr/tesseract/languages.js';
 import { bandsOf } from '../../src/pipeline/ocr/tesseract/bands.js';
+import { TesseractNative } from '../../src/pipeline/ocr/tesseract/tesseract-native.js';
 import { BAND_PIXELS, TesseractWasm } from '../../src/pipeline/ocr/tesseract/tesseract-wasm.js';
 import { parseTsv } from '../../src/pipeline/ocr/tesseract/tsv.js';
 import type { OcrLine, OcrPage, PixelPage, RasterImage } from '../../src/pipeline/ocr/types.js';
@@ -292,6 +294,64 @@ describe.runIf(dataAvailable())('OCR on real scans', () => {
         expect(wasm.started).toBe(false);
       } finally {
         await wasm.close();
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    'tesseract.js ended mid-page (a cancel, a time limit, shutdown) fails that reading at once and reads the next page',
+    async () => {
+      // tesseract.js's terminate forgets its pending jobs: a reading it ended never settled, and
+      // whatever waited for abandoned pages (the next page, a closing thread) waited its bound out.
+      const wasm = new TesseractWasm();
+      try {
+        const small = (await decodeImage(readFileSync(phototest.file))).raster;
+        const reading = wasm.read(small, { languages: ['eng'], dpi: 200 });
+        const outcome = reading.then(
+          () => 'read',
+          (err: unknown) => (err instanceof OcrError ? err.message : String(err)),
+        );
+        while (!wasm.started) await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await wasm.close();
+        const settled = await Promise.race([outcome, new Promise((resolve) => setTimeout(() => resolve('still pending'), 3_000))]);
+        expect(settled).toMatch(/ended while it read the page/);
+        const next = await wasm.read(small, { languages: ['eng'], dpi: 200 });
+        expect(cer(readingOrderText(next.lines), phototest.truth)).toBeLessThan(0.06);
+      } finally {
+        await wasm.close();
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    'a scan cancelled while tesseract reads it leaves no abandoned reading behind',
+    async () => {
+      // The run drops its engines on a cancel; the page's reading must then settle, or the next
+      // page and a closing pipeline thread wait out their bound (30 s, 2 minutes) for it.
+      const proto = findNativeTesseract() ? TesseractNative.prototype : TesseractWasm.prototype;
+      const original = proto.read;
+      let reading: () => void = () => undefined;
+      const started = new Promise<void>((resolve) => (reading = resolve));
+      const spy = vi.spyOn(proto, 'read').mockImplementation(function (this: TesseractWasm, ...args: Parameters<TesseractWasm['read']>) {
+        reading();
+        return original.apply(this, args);
+      });
+      try {
+        const controller = new AbortController();
+        const run = runCanonical(readFileSync(path.join(DATA_DIR, 'sroie/img/006.jpg')), { ocr: { pageTimeoutMs: 170_000, policy: { ocr_selection_mode: 'tesseract_priority' } }, signal: controller.signal });
+        run.catch(() => undefined);
+        await started;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        controller.abort(new Error('cancelled by the test'));
+        await expect(run).rejects.toThrow('Processing was cancelled.');
+        const settled = settleAbandonedOcr(120_000).then(() => 'settled');
+        expect(await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve('still abandoned'), 10_000))])).toBe('settled');
+      } finally {
+        spy.mockRestore();
+        await closeOcrEngines();
       }
     },
     SLOW,

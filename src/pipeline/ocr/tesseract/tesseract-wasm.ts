@@ -49,6 +49,8 @@ export class TesseractWasm implements PixelEngine {
   private readonly serial = new Serial();
   private lastError = '';
   private readonly bandPixels: number;
+  /** Fails the reading in flight: tesseract.js's `terminate` drops its pending jobs unsettled. */
+  private endReading?: (err: Error) => void;
 
   constructor(opts: TesseractWasmOptions = {}) {
     this.bandPixels = opts.bandPixels ?? BAND_PIXELS;
@@ -57,20 +59,28 @@ export class TesseractWasm implements PixelEngine {
   read(raster: RasterImage, opts: ReadOptions): Promise<PixelPage> {
     const languages = resolveLanguages(opts.languages);
     return this.serial.run(async () => {
+      // Each step races the worker's end, so a close mid-page (a cancel, a time limit, shutdown)
+      // fails this reading at once and nothing more is sent to the ended worker.
+      const ended = new Promise<never>((_, reject) => (this.endReading = reject));
+      ended.catch(() => undefined);
+      const untilEnded = <T>(step: Promise<T>): Promise<T> => Promise.race([step, ended]);
       try {
-        const worker = await this.start(languages);
-        await worker.setParameters({
-          tessedit_pageseg_mode: PSM.AUTO,
-          user_defined_dpi: String(Math.round(Math.min(1200, Math.max(70, opts.dpi ?? 300)))),
-          // Tesseract's diagnostics ("Detected 35 diacritics") would go to the worker process's
-          // stderr, around the structured log; they say nothing a user can act on. (Leptonica's
-          // own box warnings still print: tesseract.js has no switch for them.)
-          debug_file: '/dev/null',
-        });
+        const worker = await untilEnded(this.start(languages));
+        await untilEnded(
+          worker.setParameters({
+            tessedit_pageseg_mode: PSM.AUTO,
+            user_defined_dpi: String(Math.round(Math.min(1200, Math.max(70, opts.dpi ?? 300)))),
+            // Tesseract's diagnostics ("Detected 35 diacritics") would go to the worker process's
+            // stderr, around the structured log; they say nothing a user can act on. (Leptonica's
+            // own box warnings still print: tesseract.js has no switch for them.)
+            debug_file: '/dev/null',
+          }),
+        );
         const readings = [];
         for (const band of bandsOf(raster, this.bandPixels)) {
           const part = bandRaster(raster, band);
-          const { data } = await worker.recognize(await toPng(part), {}, { text: false, tsv: true });
+          const png = await untilEnded(toPng(part));
+          const { data } = await untilEnded(worker.recognize(png, {}, { text: false, tsv: true }));
           readings.push({ band, page: parseTsv(data.tsv ?? '', part.width, part.height) });
         }
         return joinBands(raster.width, raster.height, readings);
@@ -78,6 +88,7 @@ export class TesseractWasm implements PixelEngine {
         if (err instanceof OcrError) throw err;
         throw new OcrError('ocr_engine_failed', `tesseract.js failed to read the page: ${String(err)} ${this.lastError}`.trim());
       } finally {
+        this.endReading = undefined;
         await this.close();
       }
     });
@@ -115,6 +126,8 @@ export class TesseractWasm implements PixelEngine {
   }
 
   async close(): Promise<void> {
+    this.endReading?.(new OcrError('ocr_engine_failed', 'tesseract.js was ended while it read the page.'));
+    this.endReading = undefined;
     const w = this.worker;
     const exited = this.exited;
     this.worker = undefined;
