@@ -16,6 +16,12 @@ describe('config', () => {
     expect(loadConfig({}).processMemoryMarkMb).toBe(700);
     expect(loadConfig({ QUIRE_PROCESS_MEMORY_MARK_MB: '1000' }).processMemoryMarkMb).toBe(1000);
     expect(() => loadConfig({ QUIRE_PROCESS_MEMORY_MARK_MB: '50' })).toThrow(/QUIRE_PROCESS_MEMORY_MARK_MB/);
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/^LOG_LEVEL must be one of trace, .*got "loud"/);
+    expect(loadConfig({ LOG_LEVEL: 'warn' }).logLevel).toBe('warn');
+    expect(() => loadConfig({ DATABASE_URL: 'garbage' })).toThrow(/^DATABASE_URL must be a PostgreSQL URL/);
+    // The refused value is not echoed: it may hold a password.
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://root:s3cret@db/quire' })).toThrow(/^(?!.*s3cret)DATABASE_URL/);
+    expect(loadConfig({ DATABASE_URL: 'postgresql://q:pw@db.internal:5432/quire?sslmode=require' }).databaseUrl).toBe('postgresql://q:pw@db.internal:5432/quire?sslmode=require');
   });
 
   it('lists every variable decisions.md names in the help', () => {

@@ -127,6 +127,30 @@ function text(env: NodeJS.ProcessEnv, name: string): string | null {
   return raw === undefined || raw === '' ? null : raw;
 }
 
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+function logLevel(env: NodeJS.ProcessEnv): string {
+  const raw = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(raw)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return raw;
+}
+
+/** A PostgreSQL URL. The value is never echoed: it usually holds a password. */
+function databaseUrl(env: NodeJS.ProcessEnv): string | null {
+  const raw = text(env, 'DATABASE_URL');
+  if (raw === null) return null;
+  let protocol = '';
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    // not a URL: refused below
+  }
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
+    throw new ConfigError('DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/quire (the value set is not one); leave it unset for the embedded database');
+  }
+  return raw;
+}
+
 function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   return ['1', 'true', 'yes', 'on'].includes((env[name] ?? '').toLowerCase());
 }
@@ -136,7 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
     dataDir: path.resolve(text(env, 'QUIRE_DATA_DIR') ?? './.quire'),
-    databaseUrl: text(env, 'DATABASE_URL'),
+    databaseUrl: databaseUrl(env),
     dbPreparedStatements: env.QUIRE_DB_PREPARED_STATEMENTS ? flag(env, 'QUIRE_DB_PREPARED_STATEMENTS') : true,
     blobUrl: text(env, 'QUIRE_BLOB_URL'),
     redisUrl: text(env, 'REDIS_URL'),
@@ -161,7 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxUploadBytes: integer(env, 'QUIRE_MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1),
     allowPrivateNetwork: flag(env, 'QUIRE_ALLOW_PRIVATE_NETWORK'),
     outboundAllow: (text(env, 'QUIRE_OUTBOUND_ALLOW') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
-    logLevel: text(env, 'LOG_LEVEL') ?? 'info',
+    logLevel: logLevel(env),
     localRoot: path.resolve(text(env, 'QUIRE_LOCAL_ROOT') ?? path.join(path.resolve(text(env, 'QUIRE_DATA_DIR') ?? './.quire'), 'connections')),
     extraCaCerts: text(env, 'QUIRE_EXTRA_CA_CERTS'),
     deliveryLeaseSeconds: integer(env, 'QUIRE_DELIVERY_LEASE_SECONDS', 150, 2),

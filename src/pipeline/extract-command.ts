@@ -13,8 +13,8 @@ const USAGE = `Usage: quire extract FILE [options]
 Runs the document pipeline on FILE and prints the result JSON to stdout.
 
 Options:
-  --mode canonical|entities|extraction   processing depth (default: canonical)
-  --template FILE.json                   with --mode extraction: a template (TemplateCreatePayload
+  --mode canonical|entities|extraction   processing depth (default: canonical; extraction with --template)
+  --template FILE.json                   for extraction: a template (TemplateCreatePayload
                                          JSON: json_schema, validation_rules, post_processing, ...)
   --pages RANGE                          pages or slides to process, e.g. 1-3,7
   --notes margin|pages|off               PPTX speaker notes (default: margin)
@@ -56,7 +56,7 @@ export async function extractCommand(args: string[]): Promise<number> {
       args,
       allowPositionals: true,
       options: {
-        mode: { type: 'string', default: 'canonical' },
+        mode: { type: 'string' },
         template: { type: 'string' },
         pages: { type: 'string' },
         notes: { type: 'string', default: 'margin' },
@@ -73,8 +73,10 @@ export async function extractCommand(args: string[]): Promise<number> {
   const { values, positionals } = parsed;
   if (values.help) return void process.stdout.write(USAGE), 0;
   if (positionals.length !== 1) return usage('give exactly one FILE');
-  const mode = values.mode as (typeof MODES)[number];
+  // A template alone asks for extraction; with another mode named it would be ignored.
+  const mode = (values.mode ?? (values.template ? 'extraction' : 'canonical')) as (typeof MODES)[number];
   if (!MODES.includes(mode)) return usage(`--mode must be one of ${MODES.join(', ')}`);
+  if (values.template && mode !== 'extraction') return usage(`--template is for --mode extraction, not --mode ${mode}`);
   const notes = values.notes as (typeof NOTES)[number];
   if (!NOTES.includes(notes)) return usage(`--notes must be one of ${NOTES.join(', ')}`);
   const maxPages = values['max-pages'] === undefined ? undefined : Number(values['max-pages']);

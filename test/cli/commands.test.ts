@@ -75,6 +75,13 @@ describe('create-admin', () => {
 });
 
 describe('configuration', () => {
+  it('names DATABASE_URL when its server cannot be reached, without its password', async () => {
+    const { error } = await cli(['migrate'], { DATABASE_URL: 'postgres://nobody:s3cret@127.0.0.1:1/none' });
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.message).toMatch(/^cannot use the PostgreSQL server of DATABASE_URL \(host 127\.0\.0\.1, port 1, database none, user nobody\): .*ECONNREFUSED/);
+    expect(error!.message).not.toContain('s3cret');
+  });
+
   it('refuses a port above 65535 before anything starts', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow(ConfigError);
     expect(loadConfig({ PORT: '65535' }).port).toBe(65535);

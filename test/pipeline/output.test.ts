@@ -79,6 +79,14 @@ describe('quire extract', () => {
     const result = JSON.parse(out.join(''));
     expect(result.extraction.data).toHaveProperty('total');
     expect(['completed', 'needs_review', 'rejected']).toContain(result.decision);
+
+    // A template alone means extraction; naming another mode beside it is bad usage.
+    out.length = 0;
+    expect(await extractCommand(['--template', template, dataPath('invoice2data/files/camelot-example.pdf')])).toBe(0);
+    expect(JSON.parse(out.join('')).extraction.data).toEqual(result.extraction.data);
+    out.length = 0;
+    expect(await extractCommand(['--mode', 'entities', '--template', template, dataPath('invoice2data/files/camelot-example.pdf')])).toBe(2);
+    expect(out.join('')).toBe('');
   });
 
   it('exits 1 with the failure code for a failed document and 2 for bad usage', async () => {
