@@ -74,6 +74,7 @@ export const ERROR_CODES = {
   session_revoked: 'conflict',
   template_already_active: 'conflict',
   template_already_inactive: 'conflict',
+  template_deleted: 'conflict',
   template_name_taken: 'conflict',
   tenant_active: 'conflict',
   tenant_exists: 'conflict',

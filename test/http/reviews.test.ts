@@ -238,6 +238,43 @@ describe('reviews', () => {
     expect(again.body.code).toBe('no_canonical_output');
   });
 
+  it('a kept template deleted since is refused when reextract, reprocess or a review reprocess is asked, and the result stays', async () => {
+    const { id } = await template('short-lived', { review_thresholds: { confidence_floor: 0 } });
+    const done = await process({ template_id: id });
+    expect(done.status).toBe('completed');
+    const { job, review } = await reviewed();
+    // The reviewed job's template (strict) stays; a job on the deleted one is refused three ways.
+    expect((await h.request('DELETE', `/v1/templates/${id}`, { token: admin })).status).toBe(204);
+    const kinds = async (jobId: string) => (await h.request('GET', `/v1/documents/${jobId}`, { token: member })).body.artifacts.map((a: { kind: string }) => a.kind).sort();
+    const before = await kinds(done.job_id);
+    for (const [path, body] of [['reextract', {}], ['reprocess', {}], ['reprocess', { processing_mode: 'extraction' }]] as const) {
+      const res = await h.request('POST', `/v1/documents/${done.job_id}/${path}`, { token: member, body });
+      expect(res.status, path).toBe(409);
+      expect(res.body).toMatchObject({ code: 'template_deleted' });
+      expect(res.body.detail).toContain(id);
+    }
+    const kept = (await h.request('GET', `/v1/documents/${done.job_id}`, { token: member })).body;
+    expect(kept).toMatchObject({ status: 'completed', template_id: id });
+    expect(kept.result.extraction.template_id).toBe(id);
+    expect(await kinds(done.job_id)).toEqual(before);
+    // Another template, or none, is still taken.
+    expect((await h.request('POST', `/v1/documents/${done.job_id}/reextract`, { token: member, body: { template_id: strict } })).status).toBe(200);
+    expect((await waitForJob(h, member, done.job_id)).template_id).toBe(strict);
+    expect((await h.request('POST', `/v1/documents/${done.job_id}/reprocess`, { token: member, body: { processing_mode: 'canonical', clear_template: true } })).status).toBe(200);
+    await waitForJob(h, member, done.job_id);
+
+    // A review's reprocess keeps its job's template: refused the same way once that is deleted.
+    const own = await template('reviewed-then-deleted', { validation_rules: [{ kind: 'required', field: 'po_number', severity: 'error' }] });
+    const swapped = await h.request('POST', `/v1/reviews/${review.review_id}/reprocess`, { token: member, body: { template_id: own.id } });
+    expect(swapped.status).toBe(200);
+    const again = (await reviewOf((await waitForJob(h, member, job.job_id)).job_id)).find((r) => r.status === 'pending')!;
+    expect((await h.request('DELETE', `/v1/templates/${own.id}`, { token: admin })).status).toBe(204);
+    const refused = await h.request('POST', `/v1/reviews/${again.review_id}/reprocess`, { token: member, body: {} });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('template_deleted');
+    expect((await h.request('GET', `/v1/reviews/${again.review_id}`, { token: member })).body.review).toMatchObject({ resolved_at: null, resolution: null });
+  });
+
   it('deleting the job closes its open review as closed_by_delete', async () => {
     const { job, review } = await reviewed();
     expect((await h.request('DELETE', `/v1/documents/${job.job_id}`, { token: member })).status).toBe(204);

@@ -12,6 +12,7 @@ import { notifyCancel, notifyQueued } from '../../queue/notify.js';
 import { refreshBatch } from '../batches/batches.repository.js';
 import type { Principal } from '../identity/principal.js';
 import { reopenAfterRestore, resolveOpen } from '../reviews/reviews.repository.js';
+import { templateIsLive } from './references.js';
 import {
   type JobFilters,
   type JobSummary,
@@ -150,6 +151,18 @@ export function reprocessChanges(job: Pick<Job, 'processing_mode' | 'template_id
   return { processing_mode: mode, template_id: template, page_range: pageRange, run_kind: 'full' };
 }
 
+/**
+ * A job's own template, kept for its next extraction, that was deleted since: the run would fail
+ * only at its end (template_not_found), a full run taking the job's result and outputs with it.
+ */
+export async function assertKeptTemplateLive(tx: Tx, tenantId: string, job: Pick<Job, 'id'>, next: { template_id?: string | null; processing_mode: ProcessingMode }, remedy: string): Promise<void> {
+  if (!next.template_id || next.processing_mode !== 'extraction') return;
+  if (await templateIsLive(tx, tenantId, next.template_id)) return;
+  throw conflict('template_deleted', `The template of job ${job.id}, ${next.template_id}, was deleted. ${remedy}`);
+}
+
+const KEPT_TEMPLATE_REMEDY = 'Send another template_id, or clear_template: true to classify the document again.';
+
 /** Any terminal job → queued, template kept, cleared or swapped, mode and page range changed. */
 export async function reprocessJob(db: Db, p: Principal, jobId: string, body: ReprocessBody = {}): Promise<JobSummary> {
   validateReprocessBody(body);
@@ -158,6 +171,7 @@ export async function reprocessJob(db: Db, p: Principal, jobId: string, body: Re
     const changes = reprocessChanges(job, body);
     if (!isTerminal(job.status)) throw conflict('job_not_terminal', `Job ${jobId} is ${job.status}; only a finished job can be reprocessed. Cancel it first, or wait.`);
     if (body.template_id) await checkReferences(tx, p.tenantId, { template_id: body.template_id });
+    else await assertKeptTemplateLive(tx, p.tenantId, job, changes, KEPT_TEMPLATE_REMEDY);
     return requeue(tx, p, job, 'reprocessed', changes, { changes: body });
   });
 }
@@ -174,6 +188,7 @@ export async function reextractJob(db: Db, p: Principal, jobId: string, body: { 
       throw conflict('no_canonical_output', `Job ${jobId} has no stored canonical output to extract from (it failed before one was made). Use reprocess to run it from the file.`);
     }
     if (body.template_id) await checkReferences(tx, p.tenantId, { template_id: body.template_id });
+    else await assertKeptTemplateLive(tx, p.tenantId, job, { template_id: job.template_id, processing_mode: 'extraction' }, 'Send another template_id, or reprocess with clear_template: true to classify the document again.');
     return requeue(tx, p, job, 'reextract', { processing_mode: 'extraction', template_id: body.template_id ?? job.template_id, run_kind: 'reextract' }, { template_id: body.template_id ?? null });
   });
 }

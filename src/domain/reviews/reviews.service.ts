@@ -10,7 +10,7 @@ import type { PageRequest } from '../../lib/pagination.js';
 import { mergePatch } from '../../lib/merge-patch.js';
 import { type ExtractionResult, type Rule, decide, runRules } from '../../pipeline/extract/index.js';
 import { refreshBatch } from '../batches/batches.repository.js';
-import { requeue, reprocessChanges } from '../documents/jobs.service.js';
+import { assertKeptTemplateLive, requeue, reprocessChanges } from '../documents/jobs.service.js';
 import { artifactsOf, findJob, lockJob, recordEvent } from '../documents/jobs.repository.js';
 import { actorOf, checkReferences } from '../documents/submit.service.js';
 import type { Principal } from '../identity/principal.js';
@@ -114,6 +114,7 @@ export async function reprocessReview(db: Db, p: Principal, reviewId: string, te
     const { review, job } = await lockOpen(tx, p, reviewId);
     if (templateId) await checkReferences(tx, p.tenantId, { template_id: templateId });
     const changes = reprocessChanges(job, templateId ? { template_id: templateId } : {});
+    if (!templateId) await assertKeptTemplateLive(tx, p.tenantId, job, changes, 'Send another template_id to reprocess with.');
     // Resolve first: the job's next run may open a new review of its own.
     await updateReview(tx, p.tenantId, review.id, { status: 'reprocessed', resolved: true, resolved_by: actorOf(p), resolution: 'reprocessed', resolution_note: templateId ? `template_id ${templateId}` : null });
     await requeue(tx, p, job, 'reprocessed', changes, { review_id: review.id, template_id: templateId });
