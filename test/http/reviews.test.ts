@@ -181,6 +181,46 @@ describe('reviews', () => {
     expect(res.body.job.status).toBe('completed');
   });
 
+  it('override refuses values that do not fit the template (422 under body.patch) and leaves the review open', async () => {
+    const { job, review } = await reviewed();
+    for (const [patch, loc, type] of [
+      [{ total: 'not a number' }, ['body', 'patch', 'total'], 'float_type'],
+      [{ totl: 12 }, ['body', 'patch', 'totl'], 'extra_forbidden'],
+      [{ 'lines[0]': { qty: 1 } }, ['body', 'patch', 'lines[0]'], 'extra_forbidden'],
+      [{ invoice_number: 4711 }, ['body', 'patch', 'invoice_number'], 'string_type'],
+    ] as const) {
+      const res = await h.request('POST', `/v1/reviews/${review.review_id}/override`, { token: member, body: { patch } });
+      expect(res.status, JSON.stringify(patch)).toBe(422);
+      expect(res.body.detail).toEqual([expect.objectContaining({ loc, type })]);
+    }
+    const still = (await h.request('GET', `/v1/documents/${job.job_id}`, { token: member })).body;
+    expect(still.status).toBe('needs_review');
+    expect(still.result.extraction.data).toEqual(job.result.extraction.data);
+    expect((await h.request('GET', `/v1/reviews/${review.review_id}`, { token: member })).body.review).toMatchObject({ resolved_at: null });
+  });
+
+  it('override of line items: rows replaced whole, each checked against the columns; removed rows lose their field entries', async () => {
+    const { id } = await template('with-lines', {
+      json_schema: { type: 'object', properties: { total: { type: 'number' }, po_number: { type: 'string' }, lines: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, amount: { type: 'number' } } } } } },
+      validation_rules: [{ kind: 'required', field: 'po_number', severity: 'error' }],
+    });
+    const job = await process({ template_id: id });
+    expect(job.status).toBe('needs_review');
+    const lines = job.result.extraction.data.lines as { description: string; amount: number }[];
+    expect(lines.length).toBeGreaterThan(1);
+    const [review] = await reviewOf(job.job_id);
+    const bad = await h.request('POST', `/v1/reviews/${review.review_id}/override`, { token: member, body: { patch: { lines: [{ ...lines[0], amount: '1278,61' }] } } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'patch', 'lines', 0, 'amount'], type: 'float_type' })]);
+    const res = await h.request('POST', `/v1/reviews/${review.review_id}/override`, { token: member, body: { patch: { po_number: 'PO-1', lines: [{ ...lines[0], amount: 1278.61 }] } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const x = res.body.job.result.extraction;
+    expect(x.data.lines).toEqual([{ ...lines[0], amount: 1278.61 }]);
+    expect(x.fields['lines[0].amount']).toMatchObject({ value: 1278.61, confidence: 1, evidence: [], edited_by_reviewer: true });
+    expect(x.fields['lines[0].description']).toEqual(job.result.extraction.fields['lines[0].description']);
+    expect(Object.keys(x.fields).filter((k) => k.startsWith('lines[1]'))).toEqual([]);
+  });
+
   it('override that still breaks a rule records the failing validation', async () => {
     const { review } = await reviewed();
     const res = await h.request('POST', `/v1/reviews/${review.review_id}/override`, { token: member, body: { patch: { total: 1 } } });

@@ -5,10 +5,10 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import type { Review } from '../../db/reviews-schema.js';
-import { conflict, notFound } from '../../lib/errors.js';
+import { conflict, notFound, validationError } from '../../lib/errors.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import { mergePatch } from '../../lib/merge-patch.js';
-import { type ExtractionResult, type Rule, decide, runRules } from '../../pipeline/extract/index.js';
+import { type ExtractionResult, type FieldResult, type Rule, decide, runRules, schemaFields } from '../../pipeline/extract/index.js';
 import { refreshBatch } from '../batches/batches.repository.js';
 import { assertKeptTemplateLive, requeue, reprocessChanges } from '../documents/jobs.service.js';
 import { artifactsOf, findJob, lockJob, recordEvent } from '../documents/jobs.repository.js';
@@ -17,6 +17,7 @@ import type { Principal } from '../identity/principal.js';
 import { templateForRun } from '../templates/templates.service.js';
 import { recordExemplarOfJob } from '../classification/classification.service.js';
 import { type ReviewFilters, findReview, listReviews, lockReview, updateReview } from './reviews.repository.js';
+import { patchProblems } from './reviewer-data.js';
 
 const isOpen = (r: Pick<Review, 'status'>) => r.status === 'pending' || r.status === 'in_review';
 
@@ -84,16 +85,17 @@ export async function overrideReview(db: Db, p: Principal, reviewId: string, pat
     const extraction = result.extraction as ExtractionResult | undefined;
     if (!extraction) throw conflict('no_extraction', `Job ${job.id} has no extraction result to override; approve or reprocess review ${reviewId} instead.`);
     const before = extraction.data;
+    // The template version the job used: its fields say what the patch may hold.
+    const template = extraction.template_id ? await templateForRun(tx as unknown as Db, p.tenantId, extraction.template_id, extraction.template_version) : undefined;
+    if (template) {
+      const problems = patchProblems(schemaFields(template.json_schema), patch);
+      if (problems.length) throw validationError(problems);
+    }
     const data = mergePatch(before, patch) as Record<string, unknown>;
     // Validation and the decision again, on the reviewer's data: what the reviewer set is certain.
-    const template = extraction.template_id ? await templateForRun(tx as unknown as Db, p.tenantId, extraction.template_id, extraction.template_version) : undefined;
     const outcome = runRules((template?.validation_rules ?? []) as Rule[], data);
     const decision = decide({ confidences: {}, validation: outcome.entries, rejected: outcome.rejected, thresholds: null, policy: { review_confidence_floor: 0, review_agreement_floor: 0, review_warn_count_threshold: Number.MAX_SAFE_INTEGER } });
-    const fields = { ...extraction.fields };
-    for (const [path, field] of Object.entries(fields)) {
-      const value = valueAt(data, path);
-      if (JSON.stringify(value ?? null) !== JSON.stringify(field.value ?? null)) fields[path] = { ...field, value: value ?? null, confidence: 1, edited_by_reviewer: true } as typeof field;
-    }
+    const fields = reviewedFields(extraction.fields, data);
     const by = actorOf(p);
     const entry = { review_id: review.id, action: 'override', by, at: new Date().toISOString(), note, patch, before, after: data, validation: outcome.entries };
     const history = Array.isArray(result.review_history) ? result.review_history : [];
@@ -120,6 +122,35 @@ export async function reprocessReview(db: Db, p: Principal, reviewId: string, te
     await requeue(tx, p, job, 'reprocessed', changes, { review_id: review.id, template_id: templateId });
   });
   return reviewDetail(db, p, reviewId);
+}
+
+/**
+ * extraction.fields after an override: a value the reviewer changed is theirs (confidence 1, no
+ * evidence: the boxes found for the old value do not show the new one), a row the patch removed
+ * loses its entries, and a row it added gets entries of its own.
+ */
+function reviewedFields(before: Record<string, FieldResult>, data: Record<string, unknown>): Record<string, FieldResult> {
+  const edited = (value: unknown): FieldResult => ({ value: value ?? null, confidence: 1, evidence: [], edited_by_reviewer: true }) as FieldResult;
+  const fields: Record<string, FieldResult> = {};
+  const rows = new Map<string, Set<string>>();
+  for (const [path, field] of Object.entries(before)) {
+    const value = valueAt(data, path);
+    const row = /^(.*)\[(\d+)\](?:\.(.+))?$/.exec(path);
+    if (row) rows.set(row[1]!, (rows.get(row[1]!) ?? new Set()).add(row[3] ?? ''));
+    if (value === undefined && row) continue;
+    fields[path] = JSON.stringify(value ?? null) === JSON.stringify(field.value ?? null) ? field : edited(value);
+  }
+  for (const [array, columns] of rows) {
+    const items = valueAt(data, array);
+    if (!Array.isArray(items)) continue;
+    items.forEach((item, i) => {
+      for (const column of columns) {
+        const path = column ? `${array}[${i}].${column}` : `${array}[${i}]`;
+        if (!(path in fields)) fields[path] = edited(column ? valueAt(item, column) : item);
+      }
+    });
+  }
+  return fields;
 }
 
 /** A field path of extraction.fields (`a.b`, `items[0].qty`) read from data. */

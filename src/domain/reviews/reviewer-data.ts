@@ -1,0 +1,81 @@
+// What a reviewer's override may write into extraction.data: the template's own fields, each a
+// value of its type. The reviewer's word is final on rules (they run again and may still fail), but
+// a key the template does not have, or text in a number field, is a typo the job must not keep.
+import type { ValidationItem } from '../../lib/errors.js';
+import type { FieldSpec } from '../../pipeline/extract/index.js';
+
+type Loc = (string | number)[];
+
+const TYPE_PROBLEMS: Record<FieldSpec['type'], { type: string; msg: string }> = {
+  string: { type: 'string_type', msg: 'Input should be a valid string' },
+  date: { type: 'string_type', msg: 'Input should be a valid string (a date)' },
+  number: { type: 'float_type', msg: 'Input should be a valid number' },
+  integer: { type: 'int_type', msg: 'Input should be a valid integer' },
+  boolean: { type: 'bool_type', msg: 'Input should be a valid boolean' },
+};
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fitsScalar(spec: FieldSpec, value: unknown): boolean {
+  switch (spec.type) {
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'integer':
+      return Number.isInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    default:
+      return typeof value === 'string';
+  }
+}
+
+function checkScalar(spec: FieldSpec, value: unknown, loc: Loc, out: ValidationItem[]): void {
+  if (value === null) return;
+  if (!fitsScalar(spec, value)) {
+    out.push({ loc, ...TYPE_PROBLEMS[spec.type], input: value });
+  } else if (spec.enum && !spec.enum.includes(value)) {
+    const expected = spec.enum.map((v) => JSON.stringify(v)).join(', ');
+    out.push({ loc, type: 'enum', msg: `Input should be one of ${expected}`, input: value, ctx: { expected } });
+  }
+}
+
+/** The values of `patch` checked against `fields` (one object level: the template's or an item's). */
+function checkObject(fields: FieldSpec[], patch: Record<string, unknown>, loc: Loc, prefix: string, out: ValidationItem[]): void {
+  for (const [key, value] of Object.entries(patch)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const here = [...loc, key];
+    if (value === null) {
+      if (!fields.some((f) => f.path === path || f.path.startsWith(`${path}.`))) out.push({ loc: here, type: 'extra_forbidden', msg: 'Extra inputs are not permitted: the template has no such field', input: value });
+      continue;
+    }
+    const spec = fields.find((f) => f.path === path);
+    if (!spec) {
+      // A nested object of the template ("vendor" of "vendor.name") is walked; anything else is no field.
+      if (isPlainObject(value) && fields.some((f) => f.path.startsWith(`${path}.`))) checkObject(fields, value, loc, path, out);
+      else out.push({ loc: here, type: 'extra_forbidden', msg: 'Extra inputs are not permitted: the template has no such field', input: value });
+      continue;
+    }
+    if (spec.kind === 'scalar') {
+      checkScalar(spec, value, here, out);
+      continue;
+    }
+    if (!Array.isArray(value)) {
+      out.push({ loc: here, type: 'list_type', msg: 'Input should be a valid list (an array is replaced whole: send every item)', input: value });
+      continue;
+    }
+    value.forEach((item, i) => {
+      if (spec.kind === 'array_of_scalars') checkScalar(spec, item, [...here, i], out);
+      else if (isPlainObject(item)) checkObject(spec.columns ?? [], item, [...here, i], '', out);
+      else if (item !== null) out.push({ loc: [...here, i], type: 'dict_type', msg: 'Input should be a valid dictionary (one row)', input: item });
+    });
+  }
+}
+
+/** What in a review's merge patch does not fit the template's fields, as 422 items under body.patch. */
+export function patchProblems(fields: FieldSpec[], patch: Record<string, unknown>): ValidationItem[] {
+  const out: ValidationItem[] = [];
+  checkObject(fields, patch, ['body', 'patch'], '', out);
+  return out;
+}
