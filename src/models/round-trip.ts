@@ -4,6 +4,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { type GuardOptions, OutboundBlockedError, assertOutboundAllowed, createGuardedFetch, guardedLookup } from '../lib/ssrf-guard.js';
+import { hideSecrets } from './backends/errors.js';
 import type { ModelEndpointConfig } from './endpoint-config.js';
 
 export interface RoundTripResult {
@@ -97,12 +98,6 @@ export function describeFailure(err: unknown): string {
 }
 
 /** A server may quote what it was sent: no credential value survives into a detail. */
-export function hideSecrets(text: string, credentials: Record<string, string | null | undefined>): string {
-  let out = text;
-  for (const value of Object.values(credentials)) if (value && value.length >= 4) out = out.split(value).join('[hidden]');
-  return out;
-}
-
 export async function modelRoundTrip(config: ModelEndpointConfig, guard: GuardOptions): Promise<RoundTripResult> {
   const started = performance.now();
   try {

@@ -28,10 +28,12 @@ describe('Retry-After and backoff', () => {
   });
 });
 
+const endpoint = (label: string, max_retries: number, credentials: Record<string, string> = {}) => ({ label, max_retries, credentials });
+
 describe('withRetries', () => {
   it('retries 429, 5xx and network failures up to max_retries, then names the endpoint', async () => {
     let attempts = 0;
-    const err = await withRetries('tenant vlm endpoint', 2, async () => {
+    const err = await withRetries(endpoint('tenant vlm endpoint', 2), async () => {
       attempts++;
       throw new AttemptFailure(attempts === 1 ? 429 : attempts === 2 ? null : 502, 'busy', 0);
     }).catch((e) => e);
@@ -46,22 +48,33 @@ describe('withRetries', () => {
   it('does not retry what a retry cannot fix', async () => {
     for (const failure of [new AttemptFailure(401, 'bad key'), new AttemptFailure(404, 'no such model'), new AttemptFailure(null, 'blocked', null, true)]) {
       let attempts = 0;
-      const err = await withRetries('platform vlm endpoint', 5, async () => {
+      const err = await withRetries(endpoint('platform vlm endpoint', 5), async () => {
         attempts++;
         throw failure;
       }).catch((e) => e);
       expect(attempts).toBe(1);
       expect(err.status).toBe(failure.status);
     }
-    const unusable = await withRetries('platform vlm endpoint', 5, async () => {
+    const unusable = await withRetries(endpoint('platform vlm endpoint', 5), async () => {
       throw new ModelAnswerError('the answer is not JSON');
     }).catch((e) => e);
     expect(unusable.toPipelineFailure().message).toMatch(/HTTP 200 \(the answer is not JSON\) after 1 attempt\. The model answered, but not with the structured output/);
   });
 
+  it('hides the endpoint\'s credentials in what the provider answered (a rejected key is often echoed)', async () => {
+    const err = await withRetries(endpoint('platform vlm endpoint', 0, { api_key: 'sk-PLATFORM-777abc' }), async () => {
+      throw new AttemptFailure(401, '401 Incorrect API key provided: sk-PLATFORM-777abc', 0);
+    }).catch((e) => e);
+    expect(err.toPipelineFailure().message).toBe("The platform vlm endpoint failed: HTTP 401 (401 Incorrect API key provided: [hidden]) after 1 attempt. Check the endpoint's credentials, then retry the job.");
+    const answer = await withRetries(endpoint('platform vlm endpoint', 0, { api_key: 'sk-PLATFORM-777abc' }), async () => {
+      throw new ModelAnswerError('the answer echoed sk-PLATFORM-777abc');
+    }).catch((e) => e);
+    expect(answer.message).not.toContain('sk-PLATFORM');
+  });
+
   it('answers as soon as an attempt succeeds', async () => {
     let attempts = 0;
-    const value = await withRetries('x', 3, async () => {
+    const value = await withRetries(endpoint('x', 3), async () => {
       if (++attempts < 3) throw new AttemptFailure(503, 'down', 0);
       return 'ok';
     });

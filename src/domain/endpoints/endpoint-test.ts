@@ -4,7 +4,8 @@
 import sharp from 'sharp';
 import type { InfraType } from '../../db/endpoints-schema.js';
 import type { GuardOptions } from '../../lib/ssrf-guard.js';
-import { type RoundTripResult, describeFailure, hideSecrets, modelRoundTrip } from '../../models/round-trip.js';
+import { hideSecrets } from '../../models/backends/errors.js';
+import { type RoundTripResult, describeFailure, modelRoundTrip } from '../../models/round-trip.js';
 import { recognizeRemote } from '../../pipeline/ocr/remote/protocol.js';
 import { smtpTransport } from '../mail/smtp-transport.js';
 import type { OcrEndpointConfig, ResolvedInfra, SmtpEndpointConfig } from './resolve.js';

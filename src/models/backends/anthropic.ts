@@ -57,5 +57,5 @@ export function anthropicClient(context: BackendContext): ModelClient {
     }
   };
 
-  return { endpoint, extract: (request) => withRetries(endpoint.label, endpoint.max_retries, () => once(request), request.signal) };
+  return { endpoint, extract: (request) => withRetries(endpoint, () => once(request), request.signal) };
 }

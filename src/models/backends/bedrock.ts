@@ -62,7 +62,7 @@ export function bedrockClient({ endpoint, guard }: BackendContext): ModelClient 
     }
   };
 
-  return { endpoint, extract: (request) => withRetries(endpoint.label, endpoint.max_retries, () => once(request), request.signal) };
+  return { endpoint, extract: (request) => withRetries(endpoint, () => once(request), request.signal) };
 }
 
 function awsFailure(err: unknown, signal?: AbortSignal): unknown {

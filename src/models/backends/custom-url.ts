@@ -55,5 +55,5 @@ export function customUrlClient({ endpoint, guard }: BackendContext): ModelClien
     }
   };
 
-  return { endpoint, extract: (request) => withRetries(endpoint.label, endpoint.max_retries, () => once(request), request.signal) };
+  return { endpoint, extract: (request) => withRetries(endpoint, () => once(request), request.signal) };
 }

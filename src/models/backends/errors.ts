@@ -2,6 +2,17 @@
 // endpoint, what went wrong and what to do about it.
 import { PipelineFailure } from '../../queue/pipeline-pool.js';
 
+/**
+ * Text with the endpoint's credential values blanked out. Providers echo a rejected key in their
+ * error bodies ("Incorrect API key provided: sk-…"), and that text reaches job failure messages,
+ * test details and logs.
+ */
+export function hideSecrets(text: string, credentials: Record<string, string | null | undefined>): string {
+  let out = text;
+  for (const value of Object.values(credentials)) if (value && value.length >= 4) out = out.split(value).join('[hidden]');
+  return out;
+}
+
 export class ModelCallError extends Error {
   constructor(
     readonly label: string,

@@ -2,7 +2,7 @@
 // waiting at least what a Retry-After header asks, up to the endpoint's max_retries. Each backend
 // turns its SDK's errors into an AttemptFailure; anything else is a bug and is not retried.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ModelCallError } from './errors.js';
+import { ModelCallError, hideSecrets } from './errors.js';
 import { ModelAnswerError } from './types.js';
 
 export class AttemptFailure extends Error {
@@ -43,18 +43,26 @@ export function backoffMs(retry: number, retryAfter: number | null): number {
   return Math.min(BACKOFF_CAP_MS, Math.max(jittered, retryAfter ?? 0));
 }
 
+/** What a retry loop needs of its endpoint: the name it reports, its retry budget, the secrets it hides. */
+export interface RetriedEndpoint {
+  label: string;
+  max_retries: number;
+  credentials: Record<string, string | null | undefined>;
+}
+
 /**
  * Runs `attempt` until it succeeds, fails for good, or max_retries retries are spent; the last
- * failure becomes a ModelCallError naming the endpoint.
+ * failure becomes a ModelCallError naming the endpoint, its detail cleared of the credentials.
  */
-export async function withRetries<T>(label: string, maxRetries: number, attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+export async function withRetries<T>(endpoint: RetriedEndpoint, attempt: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  const { label, max_retries: maxRetries } = endpoint;
   for (let retry = 0; ; retry++) {
     try {
       return await attempt();
     } catch (err) {
-      if (err instanceof ModelAnswerError) throw new ModelCallError(label, 200, err.message, retry + 1);
+      if (err instanceof ModelAnswerError) throw new ModelCallError(label, 200, hideSecrets(err.message, endpoint.credentials), retry + 1);
       if (!(err instanceof AttemptFailure)) throw err;
-      if (!err.retryable || retry >= maxRetries || signal?.aborted) throw new ModelCallError(label, err.status, err.detail, retry + 1);
+      if (!err.retryable || retry >= maxRetries || signal?.aborted) throw new ModelCallError(label, err.status, hideSecrets(err.detail, endpoint.credentials), retry + 1);
       await sleep(backoffMs(retry, err.retryAfterMs), undefined, signal ? { signal } : undefined);
     }
   }

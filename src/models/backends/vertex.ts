@@ -118,5 +118,5 @@ export function vertexClient(context: BackendContext): ModelClient {
     };
   };
 
-  return { endpoint, extract: (request) => withRetries(endpoint.label, endpoint.max_retries, () => once(request), request.signal) };
+  return { endpoint, extract: (request) => withRetries(endpoint, () => once(request), request.signal) };
 }

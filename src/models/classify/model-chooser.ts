@@ -11,7 +11,7 @@ import { ModelCallError } from '../backends/errors.js';
 import type { AnswerTool, ModelClient, PageImage } from '../backends/types.js';
 import { costOf } from '../extraction/extract.js';
 import { cutToTokens } from '../extraction/budget.js';
-import { hideSecrets } from '../round-trip.js';
+import { hideSecrets } from '../backends/errors.js';
 
 /** Document text the model reads: the first pages carry a document's kind and sender. */
 export const CHOOSER_TEXT_TOKENS = 3_000;

@@ -6,7 +6,7 @@
 import { checkJsonSchema, checkRules } from '../../domain/templates/template-check.js';
 import type { ForgeProposer, Proposal, ProposerContext } from '../../pipeline/forge/proposer.js';
 import type { ForgeCandidate } from '../../pipeline/forge/score.js';
-import { hideSecrets } from '../round-trip.js';
+import { hideSecrets } from '../backends/errors.js';
 import { ModelCallError } from '../backends/errors.js';
 import type { ModelAnswer, ModelClient } from '../backends/types.js';
 import { costOf } from '../extraction/extract.js';
