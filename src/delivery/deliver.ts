@@ -8,6 +8,7 @@ import type { FileStore } from '../connectors/types.js';
 import type { Connection, Delivery } from '../db/connections-schema.js';
 import type { Db } from '../db/database.js';
 import { describeFailure, openCredentials } from '../domain/connections/connections.service.js';
+import { configWithHeaders } from '../domain/connections/webhook-headers.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import type { BlobStore } from '../storage/blob-store.js';
@@ -40,7 +41,7 @@ export async function deliver(deps: DeliverDeps, delivery: Delivery, connection:
     const credentials = openCredentials(deps.box, connection);
     if (connection.protocol === 'webhook') {
       const body = JSON.stringify(payload.kind === 'job' ? { event: delivery.event, job: payload.job } : { event: delivery.event, ...payload.manifest });
-      const answer = await postWebhook(connection.config as never, String(credentials.secret), { id: delivery.id, event: delivery.event, body }, { guard: deps.guard, extraCaFile: deps.config.extraCaCerts });
+      const answer = await postWebhook(configWithHeaders(connection.config, credentials) as never, String(credentials.secret), { id: delivery.id, event: delivery.event, body }, { guard: deps.guard, extraCaFile: deps.config.extraCaCerts });
       const error = answer.ok ? null : `The receiver answered ${answer.statusCode}.`;
       return { outcome: answer.ok ? 'delivered' : 'retry', statusCode: answer.statusCode, latencyMs: answer.latencyMs, excerpt: answer.excerpt, error, final: false };
     }

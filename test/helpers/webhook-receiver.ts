@@ -14,6 +14,8 @@ export interface Received {
   signatureValid: boolean;
   body: any;
   answered: number;
+  /** The request's headers as received. */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export interface WebhookReceiver {
@@ -50,7 +52,7 @@ export async function startWebhookReceiver(secret: string): Promise<WebhookRecei
       const signatureValid = verifyWebhook(secret, text, String(req.headers['x-quire-signature'] ?? ''));
       const answer = () => {
         const status = signatureValid ? (receiver.script.shift() ?? 200) : 401;
-        receiver.received.push({ deliveryId: String(req.headers['x-quire-delivery']), event: String(req.headers['x-quire-event']), signatureValid, body: JSON.parse(text), answered: status });
+        receiver.received.push({ deliveryId: String(req.headers['x-quire-delivery']), event: String(req.headers['x-quire-event']), signatureValid, body: JSON.parse(text), answered: status, headers: req.headers });
         res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'thanks' : `status ${status} from the receiver`);
       };
       if (receiver.delayMs) setTimeout(answer, receiver.delayMs);

@@ -171,6 +171,52 @@ describe('lifecycle', () => {
     expect(ping).toMatchObject({ event: 'connection.test', signatureValid: true });
   });
 
+  it("seals a webhook's header values, answers their names only, and keeps a value sent back as its placeholder", async () => {
+    const res = await create(admin, { name: 'keyed hook', protocol: 'webhook', direction: 'destination', config: { url: receiver.url, headers: { Authorization: 'Bearer RECEIVER-KEY-123', 'X-Team': 'ops' } }, credentials: { secret: SECRET } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const id = res.body.id;
+    const hidden = { Authorization: '[hidden]', 'X-Team': '[hidden]' };
+    expect(res.body.config.headers).toEqual(hidden);
+    expect(res.body.credentials).toEqual({ secret: 'set' });
+    expect((await h.request('GET', `/v1/admin/connections/${id}`, { token: admin })).body.config.headers).toEqual(hidden);
+    const row = await h.db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(JSON.stringify(row)).not.toContain('RECEIVER-KEY-123');
+    expect(row.credential_keys).toEqual(['secret']);
+    // Sent with the real values.
+    expect((await h.request('POST', `/v1/admin/connections/${id}/test`, { token: admin })).body).toMatchObject({ ok: true });
+    expect(receiver.received.at(-1)!.headers).toMatchObject({ authorization: 'Bearer RECEIVER-KEY-123', 'x-team': 'ops' });
+    // A PATCH of the config sending the placeholder back keeps the stored value; a new value replaces it.
+    const patched = await h.request('PATCH', `/v1/admin/connections/${id}`, { token: admin, body: { config: { url: receiver.url, headers: { Authorization: '[hidden]', 'X-Team': 'finance' }, timeout_seconds: 10 } } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.config).toEqual({ url: receiver.url, headers: hidden, timeout_seconds: 10 });
+    expect((await h.request('POST', `/v1/admin/connections/${id}/test`, { token: admin })).body).toMatchObject({ ok: true });
+    expect(receiver.received.at(-1)!.headers).toMatchObject({ authorization: 'Bearer RECEIVER-KEY-123', 'x-team': 'finance' });
+    // New credentials keep the headers; a placeholder for a header never stored is refused.
+    expect((await h.request('PATCH', `/v1/admin/connections/${id}`, { token: admin, body: { credentials: { secret: `${SECRET}-2` } } })).status).toBe(200);
+    const opened = await h.request('PATCH', `/v1/admin/connections/${id}`, { token: admin, body: { credentials: { secret: SECRET } } });
+    expect(opened.body.config.headers).toEqual(hidden);
+    expect((await h.request('POST', `/v1/admin/connections/${id}/test`, { token: admin })).body).toMatchObject({ ok: true });
+    expect(receiver.received.at(-1)!.headers).toMatchObject({ authorization: 'Bearer RECEIVER-KEY-123' });
+    expect422(await h.request('PATCH', `/v1/admin/connections/${id}`, { token: admin, body: { config: { url: receiver.url, headers: { 'X-New': '[hidden]' } } } }), expect.objectContaining({ loc: ['body', 'config', 'headers', 'X-New'] }));
+    expect422(await create(admin, { name: 'placeholder hook', protocol: 'webhook', direction: 'destination', config: { url: receiver.url, headers: { 'X-Key': '[hidden]' } }, credentials: { secret: SECRET } }), expect.objectContaining({ loc: ['body', 'config', 'headers', 'X-Key'] }));
+    const audit = await h.db.selectFrom('audit_log').select('details').where('resource_id', '=', id).execute();
+    expect(JSON.stringify(audit)).not.toContain('RECEIVER-KEY-123');
+  });
+
+  it('answers a webhook written before its header values were sealed with the values hidden, and seals them at its next change', async () => {
+    const res = await create(admin, { name: 'old hook', protocol: 'webhook', direction: 'destination', config: { url: receiver.url }, credentials: { secret: SECRET } });
+    const id = res.body.id;
+    await h.db.updateTable('connections').set({ config: JSON.stringify({ url: receiver.url, headers: { 'X-Api-Key': 'LEGACY-KEY-9' } }) as never }).where('id', '=', id).execute();
+    expect((await h.request('GET', `/v1/admin/connections/${id}`, { token: admin })).body.config.headers).toEqual({ 'X-Api-Key': '[hidden]' });
+    expect((await h.request('POST', `/v1/admin/connections/${id}/test`, { token: admin })).body).toMatchObject({ ok: true });
+    expect(receiver.received.at(-1)!.headers).toMatchObject({ 'x-api-key': 'LEGACY-KEY-9' });
+    expect((await h.request('PATCH', `/v1/admin/connections/${id}`, { token: admin, body: { credentials: { secret: SECRET } } })).status).toBe(200);
+    const row = await h.db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(JSON.stringify(row.config)).not.toContain('LEGACY-KEY-9');
+    expect((await h.request('POST', `/v1/admin/connections/${id}/test`, { token: admin })).body).toMatchObject({ ok: true });
+    expect(receiver.received.at(-1)!.headers).toMatchObject({ 'x-api-key': 'LEGACY-KEY-9' });
+  });
+
   it('tests a local destination by writing a probe file', async () => {
     const res = await create(admin, { name: 'folder', protocol: 'local', direction: 'destination', config: { path: 'results' }, credentials: {} });
     const tested = await h.request('POST', `/v1/admin/connections/${res.body.id}/test`, { token: admin });

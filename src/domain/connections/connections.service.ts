@@ -19,6 +19,7 @@ import type { Principal } from '../identity/principal.js';
 import { templateIsLive } from '../documents/references.js';
 import * as repo from './connections.repository.js';
 import { validateConnectionShape } from './protocol-rules.js';
+import { apiCredentials, configWithHeaders, sealHeaders, storedHeaders } from './webhook-headers.js';
 
 export interface ConnectionsDeps {
   db: Db;
@@ -84,6 +85,7 @@ export async function createConnection(deps: ConnectionsDeps, p: Principal, inpu
   await checkReachability(deps, p.tenantId, input.protocol, input.config);
   const id = newId('con');
   const keys = Object.keys(input.credentials);
+  const { config, sealed } = sealHeaders(input.config, input.credentials);
   try {
     return await repo.insertConnection(deps.db, {
       id,
@@ -91,8 +93,8 @@ export async function createConnection(deps: ConnectionsDeps, p: Principal, inpu
       name: input.name,
       protocol: input.protocol,
       direction: input.direction,
-      config: input.config,
-      credentials_sealed: keys.length ? deps.box.sealJson(input.credentials, sealContext(id)) : null,
+      config,
+      credentials_sealed: Object.keys(sealed).length ? deps.box.sealJson(sealed, sealContext(id)) : null,
       credential_keys: keys,
       created_by: p.userId ?? p.apiKeyId,
     });
@@ -112,21 +114,26 @@ export async function listConnectionPage(db: Db, p: Principal, filters: { protoc
   return repo.listConnections(db, p.tenantId, filters, page);
 }
 
-/** PATCH: config and credentials are replaced whole when given, then the result is validated as a whole. */
+/**
+ * PATCH: config and credentials are replaced whole when given, then the result is validated as a
+ * whole. A webhook header sent back as its placeholder keeps the value stored under its name.
+ */
 export async function updateConnection(deps: ConnectionsDeps, p: Principal, id: string, patch: ConnectionPatchInput): Promise<Connection> {
   const current = await getConnection(deps.db, p, id);
-  const config = patch.config ?? current.config;
+  const given = patch.config ?? current.config;
   const direction = patch.direction ?? current.direction;
-  const credentials = patch.credentials ?? openCredentials(deps.box, current);
-  validateConnectionShape({ protocol: current.protocol, direction, config, credentials }, patch.credentials !== undefined);
-  if (patch.config) await checkReachability(deps, p.tenantId, current.protocol, config);
+  const opened = openCredentials(deps.box, current);
+  const credentials = patch.credentials ?? apiCredentials(opened);
+  validateConnectionShape({ protocol: current.protocol, direction, config: given, credentials }, patch.credentials !== undefined);
+  if (patch.config) await checkReachability(deps, p.tenantId, current.protocol, given);
+  const { config, sealed } = sealHeaders(given, credentials, storedHeaders(current.config, opened));
   const keys = Object.keys(credentials);
+  const resealed = patch.config !== undefined || patch.credentials !== undefined;
   try {
     const updated = await repo.updateConnection(deps.db, p.tenantId, id, {
       ...(patch.name !== undefined ? { name: patch.name } : {}),
       ...(patch.direction !== undefined ? { direction } : {}),
-      ...(patch.config !== undefined ? { config } : {}),
-      ...(patch.credentials !== undefined ? { credentials_sealed: keys.length ? deps.box.sealJson(credentials, sealContext(id)) : null, credential_keys: keys } : {}),
+      ...(resealed ? { config, credentials_sealed: Object.keys(sealed).length ? deps.box.sealJson(sealed, sealContext(id)) : null, credential_keys: keys } : {}),
     });
     if (!updated) throw notFound(`Connection ${id}`);
     return updated;
@@ -156,7 +163,7 @@ export async function testConnection(deps: ConnectionsDeps, p: Principal, id: st
   try {
     if (connection.protocol === 'webhook') {
       const body = JSON.stringify({ event: 'connection.test', connection_id: connection.id, sent_at: new Date().toISOString() });
-      const answer = await postWebhook(connection.config as never, String(credentials.secret), { id: `test_${newId('con').slice(4)}`, event: 'connection.test', body }, { guard: deps.guard, extraCaFile: deps.config.extraCaCerts });
+      const answer = await postWebhook(configWithHeaders(connection.config, credentials) as never, String(credentials.secret), { id: `test_${newId('con').slice(4)}`, event: 'connection.test', body }, { guard: deps.guard, extraCaFile: deps.config.extraCaCerts });
       return { connection, answer: { ok: answer.ok, latency_ms: elapsed(), detail: `The receiver answered ${answer.statusCode}${answer.ok ? '' : `: ${answer.excerpt.slice(0, 200)}`}.` } };
     }
     const store = await openStore({ tenant_id: connection.tenant_id, protocol: connection.protocol, config: connection.config, credentials }, deps);

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Connection, Delivery } from '../../db/connections-schema.js';
 import { credentialKeysView } from '../../lib/secret-box.js';
 import { DIRECTIONS, PROTOCOLS } from '../../domain/connections/protocol-rules.js';
+import { configForAnswer } from '../../domain/connections/webhook-headers.js';
 import { FreeObject, Nullable, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.js';
 
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
@@ -73,7 +74,7 @@ export function presentConnection(c: Connection) {
     name: c.name,
     protocol: c.protocol,
     direction: c.direction,
-    config: c.config,
+    config: configForAnswer(c.config),
     credentials: credentialKeysView(Object.fromEntries(c.credential_keys.map((k) => [k, true]))),
     last_polled_at: c.last_polled_at,
     last_poll_error: c.last_poll_error,
