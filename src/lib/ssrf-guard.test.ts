@@ -6,7 +6,7 @@ import { assertOutboundAllowed, createGuardedFetch, guardedLookup, guardOptionsF
 const blocked = { allowPrivateNetwork: false };
 
 describe('address classes', () => {
-  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '100.64.0.1'])(
+  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::127.0.0.1', '::7f00:1', '::808:808', '100.64.0.1'])(
     '%s is not public',
     (address) => expect(isPublicAddress(address)).toBe(false),
   );
@@ -35,6 +35,9 @@ describe('createGuardedFetch', () => {
   let port = 0;
   beforeAll(async () => {
     server = http.createServer((req, res) => {
+      if (req.url === '/seen') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.headers));
+      if (req.url === '/same-origin') return void res.writeHead(307, { location: `http://127.0.0.1:${port}/seen` }).end();
+      if (req.url === '/other-origin') return void res.writeHead(307, { location: `http://localhost:${port}/seen` }).end();
       if (req.url === '/hop') return void res.writeHead(302, { location: `http://127.0.0.1:${port}/ok` }).end();
       if (req.url === '/escape') return void res.writeHead(302, { location: `http://127.0.0.2:${port}/ok` }).end();
       if (req.url === '/name') return void res.writeHead(307, { location: `http://localhost:${port}/ok` }).end();
@@ -56,6 +59,16 @@ describe('createGuardedFetch', () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('ok');
     await expect(guarded(`http://127.0.0.1:${port}/escape`)).rejects.toThrow(/127\.0\.0\.2 \(loopback\)/);
+  });
+
+  it('sends credentials on to the same origin only: a redirect elsewhere drops every header that names a secret', async () => {
+    const guarded = createGuardedFetch({ allowPrivateNetwork: true });
+    const headers = { authorization: 'Bearer K-1', 'x-api-key': 'K-2', 'api-key': 'K-3', 'x-goog-api-key': 'K-4', cookie: 'c=K-5', 'x-team': 'ops' };
+    const same = await (await guarded(`http://127.0.0.1:${port}/same-origin`, { headers })).json();
+    expect(same).toMatchObject(headers);
+    const other = (await (await guarded(`http://127.0.0.1:${port}/other-origin`, { headers })).json()) as Record<string, string>;
+    expect(other['x-team']).toBe('ops');
+    for (const name of ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'cookie']) expect(other, name).not.toHaveProperty(name);
   });
 
   it('checks the socket lookup too, so a name re-resolving to a refused address fails at connect time', async () => {

@@ -10,6 +10,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, type Dispatcher, fetch as undiciFetch } from 'undici';
+import { namesSecret } from './redact.js';
 
 export class OutboundBlockedError extends Error {
   readonly code = 'outbound_blocked';
@@ -29,7 +30,11 @@ export function addressRange(address: string): string {
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
-  return parsed.range();
+  const range = parsed.range();
+  // ipaddr.js calls the deprecated IPv4-compatible form (::7f00:1, "::127.0.0.1") unicast; it
+  // embeds an IPv4 address in its low 32 bits and is never a public destination.
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return 'ipv4Compatible';
+  return range;
 }
 
 export function isPublicAddress(address: string): boolean {
@@ -134,12 +139,25 @@ export function createGuardedFetch(options: GuardOptions): (input: string | URL 
       if (!REDIRECTS.has(response.status) || !location) return response;
       if (hop >= maxRedirects) throw new Error(`more than ${maxRedirects} redirects from ${url.origin}`);
       await response.body?.cancel();
-      url = new URL(location, url);
+      const next = new URL(location, url);
+      // Credentials go to the origin they were configured for, never to where it redirects
+      // (the Fetch standard drops Authorization the same way); SDKs name theirs x-api-key,
+      // api-key, x-goog-api-key…, so every header that names a secret is dropped.
+      if (next.origin !== url.origin) request = { ...request, headers: withoutSecretHeaders(request.headers) };
+      url = next;
       if (response.status === 303 || ((response.status === 301 || response.status === 302) && request.method && request.method !== 'GET' && request.method !== 'HEAD')) {
         request = { ...request, method: 'GET', body: undefined };
       }
     }
   };
+}
+
+const CREDENTIAL_HEADERS = new Set(['cookie', 'proxy-authorization']);
+
+function withoutSecretHeaders(headers: RequestInit['headers']): Headers {
+  const kept = new Headers(headers as never);
+  for (const name of [...kept.keys()]) if (CREDENTIAL_HEADERS.has(name) || namesSecret(name)) kept.delete(name);
+  return kept;
 }
 
 /** The guard as configured for this process. An entry that is not an address or CIDR is a startup error. */
