@@ -4,12 +4,24 @@
 import type { FastifyRequest } from 'fastify';
 import { REDACTED, namesSecret } from '../lib/redact.js';
 
-const TOKEN_IN_PATH = /^(\/v1\/auth\/(?:invites|reset-tokens)\/)[^/?#]+/;
+// Matched on the decoded path with its slashes collapsed: "/v1/auth/%69nvites/<token>" and
+// "//v1//auth/invites/<token>" reach (or miss) the same route, and must not log the token either.
+const TOKEN_IN_PATH = /(\/auth\/+(?:invites|reset-tokens)\/+)[^/?#]+/i;
+
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path; // malformed escapes: judged as sent
+  }
+}
 
 /** The URL with a path token and every query parameter that names a secret replaced. */
 export function loggableUrl(url: string): string {
   const q = url.indexOf('?');
-  const path = (q < 0 ? url : url.slice(0, q)).replace(TOKEN_IN_PATH, `$1${REDACTED}`);
+  const raw = q < 0 ? url : url.slice(0, q);
+  const decoded = decodedPath(raw);
+  const path = TOKEN_IN_PATH.test(decoded) ? decoded.replace(TOKEN_IN_PATH, `$1${REDACTED}`) : raw;
   if (q < 0) return path;
   const query = url
     .slice(q + 1)

@@ -316,6 +316,8 @@ describe('artifacts', () => {
     expect(whole.status).toBe(200);
     expect(whole.headers.get('content-type')).toBe('application/pdf');
     expect(whole.headers.get('accept-ranges')).toBe('bytes');
+    // Tenant data never enters a cache, the browser's included (docs/reliability.md).
+    expect(whole.headers.get('cache-control')).toBe('no-store');
     const bytes = Buffer.from(await whole.arrayBuffer());
     expect(bytes.length).toBe(art.size_bytes);
     const part = await fetch(`${h.baseUrl}${art.url}`, { headers: { authorization: `Bearer ${member}`, range: 'bytes=0-4' } });

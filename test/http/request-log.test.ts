@@ -25,6 +25,7 @@ describe('request log lines', () => {
     const token: string = created.body.invitation.token;
     expect((await h.request('GET', `/v1/auth/invites/${token}`)).status).toBe(200);
     expect((await h.request('GET', `/v1/auth/reset-tokens/${token}`)).status).toBe(404);
+    expect((await h.request('GET', `/v1/auth/%69nvites/${token}`)).status).toBe(200);
     await h.request('GET', `/app/accept-invite?token=${token}&step=1`);
     const lines = logs.join('').split('\n').filter((l) => l.includes('"url"'));
     const urls = lines.map((l) => JSON.parse(l).req.url as string);
@@ -40,5 +41,10 @@ describe('loggableUrl', () => {
     expect(loggableUrl('/v1/auth/invites')).toBe('/v1/auth/invites');
     expect(loggableUrl('/app/reset-password?token=abc&api%5Fkey=k&flag')).toBe('/app/reset-password?token=[redacted]&api%5Fkey=[redacted]&flag');
     expect(loggableUrl('/x?%zz=1')).toBe('/x?%zz=1');
+    // Another spelling of the same route, or of one that misses it, still hides the token.
+    expect(loggableUrl('/v1/auth/%69nvites/abc')).toBe('/v1/auth/invites/[redacted]');
+    expect(loggableUrl('//v1//auth/invites/abc')).toBe('//v1//auth/invites/[redacted]');
+    expect(loggableUrl('/v1/auth/reset-tokens//abc/x')).toBe('/v1/auth/reset-tokens//[redacted]/x');
+    expect(loggableUrl('/v1/auth/%E0%A4%A/abc')).toBe('/v1/auth/%E0%A4%A/abc');
   });
 });

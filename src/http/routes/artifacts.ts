@@ -61,7 +61,7 @@ export function serveArtifact(app: App, ctx: AppContext, blobs: BlobStore): void
         .header('content-type', artifact.content_type)
         .header('accept-ranges', 'bytes')
         .header('etag', etag)
-        .header('cache-control', 'private, max-age=3600')
+        .header('cache-control', 'no-store')
         .header('content-disposition', disposition(artifact.filename, artifact.kind === 'page_image'))
         .header('x-content-type-options', 'nosniff');
       if (request.headers['if-none-match'] === etag) return reply.status(304).send();
