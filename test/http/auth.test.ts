@@ -1,5 +1,6 @@
 // Sign-in and sessions through HTTP: login lockout, own sessions, password change, resets and invitations.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clearLoginFailures } from '../../src/domain/identity/login-failures.repository.js';
 import { issueUserToken, type TokenKind } from '../../src/domain/identity/user-tokens.js';
 import { createKey, tenantScope } from '../../src/domain/keys/keys.service.js';
 import { type Harness, PASSWORD, startHarness } from '../helpers/harness.js';
@@ -234,6 +235,32 @@ describe('POST /v1/auth/change-password', () => {
     const res = await h.request('POST', '/v1/auth/change-password', { token: user.token!, body: { current_password: 'not-my-password', new_password: NEW_PASSWORD } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: expect.any(String), code: 'invalid_password' });
+    expect((await h.request('POST', '/v1/auth/login', { body: { email: user.email, password: PASSWORD } })).status).toBe(200);
+  });
+
+  it('counts wrong current passwords with the failed sign-ins: the 11th guess is 429, even when right', async () => {
+    const user = await h.seedUser('acme', 'member');
+    for (let i = 0; i < 10; i++) {
+      const res = await h.request('POST', '/v1/auth/change-password', { token: user.token!, body: { current_password: `guess-number-${i}`, new_password: NEW_PASSWORD } });
+      expect(res.status).toBe(400);
+    }
+    const locked = await h.request('POST', '/v1/auth/change-password', { token: user.token!, body: { current_password: PASSWORD, new_password: NEW_PASSWORD } });
+    expect(locked.status).toBe(429);
+    expect(locked.body.code).toBe('account_locked');
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(14 * 60);
+    // The sign-in form is locked too, and the password is unchanged.
+    expect((await h.request('POST', '/v1/auth/login', { body: { email: user.email, password: PASSWORD } })).status).toBe(429);
+    await clearLoginFailures(h.db, user.email);
+    expect((await h.request('POST', '/v1/auth/login', { body: { email: user.email, password: PASSWORD } })).status).toBe(200);
+  });
+
+  it('refuses a new password of spaces only, here and on reset', async () => {
+    const user = await h.seedUser('acme', 'member');
+    const res = await h.request('POST', '/v1/auth/change-password', { token: user.token!, body: { current_password: PASSWORD, new_password: ' '.repeat(12) } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'new_password'], type: 'value_error' })]);
+    const reset = await h.request('POST', '/v1/auth/reset-password', { body: { token: 'whatever-token', new_password: ' '.repeat(14) } });
+    expect(reset.status).toBe(422);
     expect((await h.request('POST', '/v1/auth/login', { body: { email: user.email, password: PASSWORD } })).status).toBe(200);
   });
 

@@ -9,6 +9,7 @@ import { badRequest, unauthorized } from '../../lib/errors.js';
 import { hashPassword } from '../../lib/secrets.js';
 import { findTenant } from '../tenants/tenants.repository.js';
 import { updateUser } from '../users/users.repository.js';
+import { assertUsablePassword } from './new-password.js';
 import { revokeUserSessions } from './sessions.repository.js';
 import { type ClientInfo, type SessionGrant, openSession } from './sessions.service.js';
 import { type TokenKind, consumeUserToken, findLiveUserToken, revokeUserTokens } from './user-tokens.js';
@@ -36,6 +37,7 @@ export async function redeemToken(
   config: Config,
   args: { rawToken: string; kind: TokenKind; newPassword: string; client: ClientInfo },
 ): Promise<SessionGrant> {
+  assertUsablePassword(args.newPassword);
   // Reject unknown tokens before paying for an argon2 hash.
   if (!(await findRedeemableToken(db, args.rawToken, args.kind))) throw invalidToken(args.kind);
   const passwordHash = await hashPassword(args.newPassword);
