@@ -21,6 +21,10 @@ describe('config', () => {
     expect(() => loadConfig({ DATABASE_URL: 'garbage' })).toThrow(/^DATABASE_URL must be a PostgreSQL URL/);
     // The refused value is not echoed: it may hold a password.
     expect(() => loadConfig({ DATABASE_URL: 'mysql://root:s3cret@db/quire' })).toThrow(/^(?!.*s3cret)DATABASE_URL/);
+    expect(loadConfig({ QUIRE_PUBLIC_URL: 'https://quire.example.com/' }).publicUrl).toBe('https://quire.example.com');
+    expect(loadConfig({}).publicUrl).toBeNull();
+    expect(() => loadConfig({ QUIRE_PUBLIC_URL: 'quire.example.com' })).toThrow(/^QUIRE_PUBLIC_URL must be/);
+    expect(() => loadConfig({ QUIRE_PUBLIC_URL: 'ftp://quire.example.com' })).toThrow(/^QUIRE_PUBLIC_URL must be/);
     expect(loadConfig({ DATABASE_URL: 'postgresql://q:pw@db.internal:5432/quire?sslmode=require' }).databaseUrl).toBe('postgresql://q:pw@db.internal:5432/quire?sslmode=require');
   });
 

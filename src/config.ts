@@ -62,6 +62,8 @@ export interface Config {
   sessionIdleHours: number;
   sessionMaxDays: number;
   /** Browser origins allowed to call the API across origins (CORS); empty allows none. */
+  /** QUIRE_PUBLIC_URL: the address in invitation and reset links; null = the caller's Host. */
+  publicUrl: string | null;
   corsOrigins: string[];
 }
 
@@ -105,6 +107,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_DELIVERY_LEASE_SECONDS', default: '150', description: 'lease of a delivery being sent; a worker that dies mid-send loses it and another sends it again' },
   { name: 'QUIRE_DELIVERY_RETRY_BASE_MS', default: '5000', description: 'first retry delay of a failed delivery; doubles per attempt up to an hour, with jitter' },
   { name: 'QUIRE_SESSION_IDLE_HOURS', default: '12', description: 'a session expires after this long unused' },
+  { name: 'QUIRE_PUBLIC_URL', default: '(the address each request used)', description: 'the address people reach Quire at (e.g. https://quire.example.com): invitation and password-reset links point there' },
   { name: 'QUIRE_CORS_ORIGINS', default: '(none)', description: 'comma-separated browser origins that may call the API across origins (e.g. https://console.example.com), or * for any' },
   { name: 'QUIRE_SESSION_MAX_DAYS', default: '7', description: 'a session expires this long after login, used or not' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (trace, debug, info, warn, error, fatal, silent)' },
@@ -133,6 +136,22 @@ function logLevel(env: NodeJS.ProcessEnv): string {
   const raw = text(env, 'LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(raw)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   return raw;
+}
+
+/** The server's public address for links in mails and answers: an http(s) origin, without a trailing slash. */
+function publicUrl(env: NodeJS.ProcessEnv): string | null {
+  const raw = text(env, 'QUIRE_PUBLIC_URL');
+  if (raw === null) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // refused below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) {
+    throw new ConfigError(`QUIRE_PUBLIC_URL must be the http(s) address people reach Quire at, such as https://quire.example.com, got "${raw}"`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /** A PostgreSQL URL. The value is never echoed: it usually holds a password. */
@@ -192,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deliveryRetryBaseMs: integer(env, 'QUIRE_DELIVERY_RETRY_BASE_MS', 5000, 0),
     sessionIdleHours: integer(env, 'QUIRE_SESSION_IDLE_HOURS', 12, 1),
     sessionMaxDays: integer(env, 'QUIRE_SESSION_MAX_DAYS', 7, 1),
+    publicUrl: publicUrl(env),
     corsOrigins: (text(env, 'QUIRE_CORS_ORIGINS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
   };
 }

@@ -65,7 +65,7 @@ export const adminUsersRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request, reply) => {
-      const { user, invitation } = await inviteUser(ctx.db, caller(request), request.body, baseUrl(request));
+      const { user, invitation } = await inviteUser(ctx.db, caller(request), request.body, baseUrl(request, ctx.config));
       mailUserTokenInBackground(ctx, { tenantId: user.tenant_id, to: user.email, kind: 'invite', issued: invitation }, request.log);
       request.audit = { resourceType: 'user', resourceId: user.id };
       return reply.status(201).send({ ...presentUser(user), invitation });
@@ -111,7 +111,7 @@ export const adminUsersRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request) => {
-      const { user, reset } = await issuePasswordReset(ctx.db, caller(request), request.params.user_id, baseUrl(request));
+      const { user, reset } = await issuePasswordReset(ctx.db, caller(request), request.params.user_id, baseUrl(request, ctx.config));
       mailUserTokenInBackground(ctx, { tenantId: user.tenant_id, to: user.email, kind: 'reset', issued: reset }, request.log);
       return { user: presentUser(user), reset };
     },
@@ -130,7 +130,7 @@ export const adminUsersRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request) => {
-      const { user, invitation } = await resendInvite(ctx.db, caller(request), request.params.user_id, baseUrl(request));
+      const { user, invitation } = await resendInvite(ctx.db, caller(request), request.params.user_id, baseUrl(request, ctx.config));
       mailUserTokenInBackground(ctx, { tenantId: user.tenant_id, to: user.email, kind: 'invite', issued: invitation }, request.log);
       return { user: presentUser(user), invitation };
     },

@@ -43,7 +43,7 @@ export const platformTenantsRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request, reply) => {
-      const created = await createTenant(ctx.db, caller(request), request.body, baseUrl(request));
+      const created = await createTenant(ctx.db, caller(request), request.body, baseUrl(request, ctx.config));
       mailUserTokenInBackground(ctx, { tenantId: created.tenant.id, to: created.admin.email, kind: 'invite', issued: created.invitation }, request.log);
       request.audit = { tenantId: created.tenant.id, resourceType: 'tenant', resourceId: created.tenant.id, details: { admin_user_id: created.admin.id } };
       return reply.status(201).send({ ...presentTenant(created.tenant), invitation: created.invitation });
