@@ -198,6 +198,13 @@ describe('lifecycle', () => {
     expect((await h.request('POST', `/v1/admin/connections/${id}/test`, { token: admin })).body).toMatchObject({ ok: true });
     expect(receiver.received.at(-1)!.headers).toMatchObject({ authorization: 'Bearer RECEIVER-KEY-123' });
     expect422(await h.request('PATCH', `/v1/admin/connections/${id}`, { token: admin, body: { config: { url: receiver.url, headers: { 'X-New': '[hidden]' } } } }), expect.objectContaining({ loc: ['body', 'config', 'headers', 'X-New'] }));
+    // Stored values go to the URL's origin only: another receiver needs them sent again.
+    const elsewhere = receiver.url.replace('127.0.0.1', 'localhost');
+    expect422(await h.request('PATCH', `/v1/admin/connections/${id}`, { token: admin, body: { config: { url: elsewhere, headers: { Authorization: '[hidden]' } } } }), expect.objectContaining({ loc: ['body', 'config', 'headers', 'Authorization'] }));
+    const sftp = await create(admin, { name: 'drop box', protocol: 'sftp', direction: 'destination', config: { host: '127.0.0.1', port: 2222, path: 'in', username: 'quire' }, credentials: { password: 'sftp-password-1' } });
+    expect(sftp.status, JSON.stringify(sftp.body)).toBe(201);
+    expect422(await h.request('PATCH', `/v1/admin/connections/${sftp.body.id}`, { token: admin, body: { config: { host: '127.0.0.2', port: 2222, path: 'in', username: 'quire' } } }), expect.objectContaining({ loc: ['body', 'credentials'], type: 'missing' }));
+    expect((await h.request('PATCH', `/v1/admin/connections/${sftp.body.id}`, { token: admin, body: { config: { host: '127.0.0.1', port: 2222, path: 'out', username: 'quire' } } })).status).toBe(200);
     expect422(await create(admin, { name: 'placeholder hook', protocol: 'webhook', direction: 'destination', config: { url: receiver.url, headers: { 'X-Key': '[hidden]' } }, credentials: { secret: SECRET } }), expect.objectContaining({ loc: ['body', 'config', 'headers', 'X-Key'] }));
     const audit = await h.db.selectFrom('audit_log').select('details').where('resource_id', '=', id).execute();
     expect(JSON.stringify(audit)).not.toContain('RECEIVER-KEY-123');

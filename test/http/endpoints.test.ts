@@ -89,6 +89,10 @@ describe('forge endpoints', () => {
     expect(renamed.body).toMatchObject({ name: 'claude-2', model: 'claude-opus-4', default_max_turns: 2.5, default_max_budget_usd: 1.25, credentials: { api_key: 'set' } });
     const rotated = await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { credentials: { api_key: 'sk-rotated-secret-7' } } });
     expect(rotated.body.credentials).toEqual({ api_key: 'set' });
+    // Stored credentials never follow the endpoint to another address.
+    const moved = await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { base_url: 'https://collector.example.com' } });
+    expect(moved.status).toBe(422);
+    expect(moved.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'credentials'] })]);
     const priced = await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { price_per_mtok: { input: 3, output: 15 } } });
     expect(priced.body).toMatchObject({ price_per_mtok: { input: 3, output: 15 }, default_max_turns: 2.5 });
     expect((await h.request('PUT', `/v1/admin/forge-endpoints/${first.body.id}`, { token: acmeAdmin, body: { price_per_mtok: { input: -1, output: 15 } } })).status).toBe(422);
@@ -193,6 +197,11 @@ describe('infrastructure endpoints', () => {
     // A PUT without credentials keeps them (same backend); a wrong key makes the test fail plainly.
     const kept = await h.request('PUT', '/v1/admin/platform/infra/vlm', { token: root, body: { ...customUrl(), credentials: undefined, timeout_seconds: 30 } });
     expect(kept.body).toMatchObject({ credentials: { api_key: 'set' }, timeout_seconds: 30 });
+    // ...but never to another address: re-pointed, the endpoint needs its credentials again.
+    const repointed = await h.request('PUT', '/v1/admin/platform/infra/vlm', { token: root, body: { ...customUrl(), base_url: 'https://collector.example.com/v1', credentials: undefined } });
+    expect(repointed.status).toBe(422);
+    expect(repointed.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'credentials'], type: 'missing' })]);
+    expect((await h.request('GET', '/v1/admin/platform/infra/vlm', { token: root })).body.base_url).toBe(`${openai.url}/v1`);
     const overpriced = await h.request('PUT', '/v1/admin/platform/infra/vlm', { token: root, body: { ...customUrl(), price_per_mtok: { input: 1e308, output: 1 } } });
     expect(overpriced.status).toBe(422);
     // Refused as a whole: the endpoint keeps its price.
@@ -239,6 +248,12 @@ describe('infrastructure endpoints', () => {
     const smtpTest = await h.request('POST', '/v1/admin/platform/infra/smtp/test', { token: root });
     expect(smtpTest.body, JSON.stringify(smtpTest.body)).toMatchObject({ ok: true, detail: expect.stringContaining('accepted the session and the login') });
     expect(smtp.logins.at(-1)).toEqual({ username: 'mailer', password: 'smtp-password-5' });
+    // The stored login goes to this host and port only: moved, the endpoint needs it again.
+    const mailer = { host: '127.0.0.1', port: smtp.port, from: 'Quire <no-reply@quire.test>' };
+    const moved = await h.request('PUT', '/v1/admin/platform/infra/smtp', { token: root, body: { ...mailer, port: smtp.port + 1 } });
+    expect(moved.status).toBe(422);
+    expect(moved.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'credentials'], type: 'missing' })]);
+    expect((await h.request('PUT', '/v1/admin/platform/infra/smtp', { token: root, body: { ...mailer, from: 'Ops <ops@quire.test>' } })).body.credentials).toEqual({ username: 'set', password: 'set' });
 
     await h.request('PUT', '/v1/admin/platform/infra/ocr', { token: root, body: { base_url: ocr.url, credentials: { api_key: 'ocr-key-6' } } });
     const ocrTest = await h.request('POST', '/v1/admin/platform/infra/ocr/test', { token: root });

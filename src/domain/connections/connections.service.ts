@@ -17,6 +17,7 @@ import type { SecretBox } from '../../lib/secret-box.js';
 import { type GuardOptions, OutboundBlockedError, assertOutboundAllowed } from '../../lib/ssrf-guard.js';
 import type { Principal } from '../identity/principal.js';
 import { templateIsLive } from '../documents/references.js';
+import { assertCredentialsFollow, destinationOf } from '../endpoints/credential-destination.js';
 import * as repo from './connections.repository.js';
 import { validateConnectionShape } from './protocol-rules.js';
 import { apiCredentials, configWithHeaders, sealHeaders, storedHeaders } from './webhook-headers.js';
@@ -126,7 +127,11 @@ export async function updateConnection(deps: ConnectionsDeps, p: Principal, id: 
   const credentials = patch.credentials ?? apiCredentials(opened);
   validateConnectionShape({ protocol: current.protocol, direction, config: given, credentials }, patch.credentials !== undefined);
   if (patch.config) await checkReachability(deps, p.tenantId, current.protocol, given);
-  const { config, sealed } = sealHeaders(given, credentials, storedHeaders(current.config, opened));
+  // Stored secrets go only where they were entered for: an SFTP password or key to its host, a
+  // webhook's header values to its URL's origin (credential-destination.ts).
+  if (current.protocol === 'sftp' && patch.credentials === undefined) assertCredentialsFollow(current.config, given);
+  const sameReceiver = destinationOf(current.config, 'url') === destinationOf(given, 'url');
+  const { config, sealed } = sealHeaders(given, credentials, sameReceiver ? storedHeaders(current.config, opened) : {});
   const keys = Object.keys(credentials);
   const resealed = patch.config !== undefined || patch.credentials !== undefined;
   try {

@@ -25,7 +25,7 @@ export function sealHeaders(config: Record<string, unknown>, credentials: Record
   for (const [name, value] of Object.entries(headers)) {
     if (value !== HIDDEN_HEADER_VALUE) values[name] = value;
     else if (stored[name] !== undefined) values[name] = stored[name]!;
-    else throw validationError([{ loc: ['body', 'config', 'headers', name], msg: `Value error, no value is stored for header ${name}: send the value itself`, type: 'value_error', input: value }]);
+    else throw validationError([{ loc: ['body', 'config', 'headers', name], msg: `Value error, send the value of header ${name} itself: a stored value is kept only while the URL's origin stays the same`, type: 'value_error', input: value }]);
   }
   const hidden = Object.fromEntries(Object.keys(values).map((name) => [name, HIDDEN_HEADER_VALUE]));
   return { config: { ...config, headers: hidden }, sealed: Object.keys(values).length ? { ...credentials, [SEALED_KEY]: values } : credentials };

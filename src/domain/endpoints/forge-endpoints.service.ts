@@ -12,6 +12,7 @@ import type { ModelPrice } from '../../models/endpoint-config.js';
 import type { Principal } from '../identity/principal.js';
 import { policyTenant } from '../policy/policy.service.js';
 import { checkModelEndpoint } from './backends.js';
+import { assertCredentialsFollow } from './credential-destination.js';
 import { openCredentials } from './resolve.js';
 
 export interface ForgeEndpointCreate {
@@ -153,6 +154,7 @@ export async function updateForgeEndpoint(db: Db, box: SecretBox, principal: Pri
         gcp_region: body.gcp_region !== undefined ? body.gcp_region : row.gcp_region,
       };
       const newCredentials = body.credentials ?? null;
+      if (!newCredentials && row.credential_keys.length) assertCredentialsFollow(row as unknown as Record<string, unknown>, merged);
       const problems = checkModelEndpoint(merged, newCredentials ?? openCredentials(box, TABLE, row));
       if (problems.length) throw validationError(problems);
       return tx

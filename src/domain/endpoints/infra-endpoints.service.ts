@@ -9,6 +9,7 @@ import { forbidden, notFound } from '../../lib/errors.js';
 import { type SecretBox, credentialKeysView } from '../../lib/secret-box.js';
 import type { Principal } from '../identity/principal.js';
 import { policyTenant } from '../policy/policy.service.js';
+import { assertCredentialsFollow } from './credential-destination.js';
 import { checkInfraBody } from './infra-body.js';
 import { effectiveInfraRow, openCredentials, tenantOverridesEnabled } from './resolve.js';
 
@@ -37,13 +38,16 @@ function missing(type: InfraType, scope: InfraScope, tenantId: string | null): E
 
 /**
  * Saves the endpoint of one type and scope (a PUT replaces the settings). Credentials absent from
- * the body are kept when the endpoint already has some and its backend did not change.
+ * the body are kept when the endpoint already has some, its backend did not change, and neither
+ * did its address (credential-destination.ts).
  */
 async function putEndpoint(db: Db, box: SecretBox, actor: Principal, type: InfraType, tenantId: string | null, body: Record<string, unknown>): Promise<InfraEndpointRow> {
   const existing = await findRow(db, type, tenantId);
   const sameBackend = existing && existing.settings.backend === body.backend;
-  const kept = existing && body.credentials === undefined && (sameBackend || type === 'ocr' || type === 'smtp') ? openCredentials(box, TABLE, existing) : null;
+  const keeps = existing && body.credentials === undefined && (sameBackend || type === 'ocr' || type === 'smtp');
+  const kept = keeps ? openCredentials(box, TABLE, existing) : null;
   const { settings, credentials } = checkInfraBody(type, body, kept);
+  if (keeps && existing.credential_keys.length) assertCredentialsFollow(existing.settings as Record<string, unknown>, settings as unknown as Record<string, unknown>);
   const id = existing?.id ?? randomUUID();
   const sealed = Object.keys(credentials).length ? box.sealJson(credentials, sealingContext(TABLE, id)) : null;
   const values = { settings: JSON.stringify(settings), credentials_sealed: sealed, credential_keys: Object.keys(credentials), updated_by: actor.userId, updated_at: new Date() };
