@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   forge_disabled: 'forbidden',
   insufficient_role: 'forbidden',
   platform_admin_protected: 'forbidden',
+  platform_controlled: 'forbidden',
   role_exceeds_owner: 'forbidden',
   user_required: 'forbidden',
   tenant_infra_overrides_disabled: 'forbidden',

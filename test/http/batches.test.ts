@@ -134,7 +134,7 @@ describe('POST /v1/batches', () => {
   it('applies page_cap_policy: fail fails over-cap files, truncate processes the first pdf_max_pages pages', async () => {
     await h.seedTenant('capped');
     const admin = (await h.seedUser('capped', 'admin')).token!;
-    expect((await h.request('PATCH', '/v1/admin/tenant-policy/capped', { token: admin, body: { pdf_max_pages: 2 } })).status).toBe(200);
+    expect((await h.request('PATCH', '/v1/admin/tenant-policy/capped', { token: await h.adminToken(), body: { pdf_max_pages: 2 } })).status).toBe(200);
     const fail = await uploadBatch(h, admin, [FILES.multipage, FILES.invoice], { processing_mode: 'canonical' });
     expect((await waitForBatch(fail.body.batch_id, admin)).counts).toMatchObject({ completed: 1, failed: 1 });
     const truncate = await uploadBatch(h, admin, [FILES.multipage], { processing_mode: 'canonical', page_cap_policy: 'truncate' });

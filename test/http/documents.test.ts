@@ -29,7 +29,7 @@ async function download(url: string, token = member): Promise<{ status: number; 
 async function tenantWithPolicy(id: string, policy: Record<string, unknown>): Promise<string> {
   await h.seedTenant(id);
   const admin = (await h.seedUser(id, 'admin')).token!;
-  const res = await h.request('PATCH', `/v1/admin/tenant-policy/${id}`, { token: admin, body: policy });
+  const res = await h.request('PATCH', `/v1/admin/tenant-policy/${id}`, { token: await h.adminToken(), body: policy });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return admin;
 }

@@ -56,7 +56,7 @@ describe('PolicyService', () => {
       await writer.patchPlatform(actor, { judge_mode_enabled: true });
       await eventually(async () => (await reader.effective('acme')).judge_mode_enabled === true);
 
-      await writer.resetTenant('acme');
+      await writer.resetTenant(actor, 'acme');
       await eventually(async () => (await reader.effective('acme')).pdf_max_pages !== 5);
     } finally {
       await writer.stop();

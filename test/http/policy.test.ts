@@ -30,7 +30,8 @@ async function resetAll() {
   await h.db.updateTable('policy_version').set((eb) => ({ version: eb('version', '+', 1) })).execute();
 }
 
-const patch = (body: unknown, token = acmeAdmin, tenant = 'acme') => h.request('PATCH', policyOf(tenant), { token, body });
+// A platform admin acting on acme: every field may be set (a tenant admin's limits are tested apart).
+const patch = (body: unknown, token = platform, tenant = 'acme') => h.request('PATCH', policyOf(tenant), { token, body });
 
 describe('authentication and authorisation', () => {
   const adminOps: [string, string][] = [
@@ -261,13 +262,43 @@ describe('DELETE /v1/admin/tenant-policy/{tenant_id}', () => {
 
   it('resets the tenant to inherit everything, kill switches included, and answers the fresh read', async () => {
     await patch({ forge_enabled: false, feature_flags: { x: 1 }, pdf_max_pages: 3, layout_policy: { a: 1 } });
-    const res = await h.request('DELETE', policyOf('acme'), { token: acmeAdmin });
+    const res = await h.request('DELETE', policyOf('acme'), { token: platform });
     expect(res.status).toBe(200);
     expect(res.body.tenant_id).toBe('acme');
     for (const name of POLICY_NAMES) expect(res.body.fields[name].source, name).toBe('platform');
     expect(res.body.effective).toEqual(builtInDefaults());
     expect((await h.request('GET', policyOf('acme'), { token: acmeAdmin })).body).toEqual(res.body);
     expect((await h.request('DELETE', policyOf('acme'), { token: acmeAdmin })).status).toBe(200);
+  });
+
+  it("by a tenant admin resets the tenant's own fields and keeps what a platform admin set", async () => {
+    await patch({ forge_enabled: false, rate_limit_per_minute: 50, layout_policy: { a: 1 }, judge_mode_enabled: true });
+    const res = await h.request('DELETE', policyOf('acme'), { token: acmeAdmin });
+    expect(res.status).toBe(200);
+    expect(res.body.fields.forge_enabled).toEqual({ value: false, source: 'tenant' });
+    expect(res.body.fields.rate_limit_per_minute).toEqual({ value: 50, source: 'tenant' });
+    expect(res.body.fields.layout_policy.source).toBe('platform');
+    expect(res.body.fields.judge_mode_enabled.source).toBe('platform');
+    await h.request('DELETE', policyOf('acme'), { token: platform });
+  });
+});
+
+describe('platform-controlled fields', () => {
+  beforeAll(resetAll);
+
+  it('a tenant admin sets its own fields, but a kill switch, the rate limit, the page cap or forge spending is 403 and changes nothing', async () => {
+    expect((await patch({ judge_mode_enabled: true, layout_policy: { b: 2 } }, acmeAdmin)).status).toBe(200);
+    for (const body of [{ forge_enabled: true }, { tenant_infra_overrides_enabled: true }, { feature_flags: {} }, { rate_limit_per_minute: 1_000_000 }, { pdf_max_pages: 5000 }, { forge_monthly_dollar_quota: 100_000 }, { forge_per_job_max_dollars: 9 }, { judge_mode_enabled: false, forge_monthly_token_quota: 1 }]) {
+      const res = await patch(body, acmeAdmin);
+      expect(res.status, JSON.stringify(body)).toBe(403);
+      expect(res.body.code).toBe('platform_controlled');
+      expect(res.body.detail).toContain(Object.keys(body).at(-1));
+    }
+    const read = (await h.request('GET', policyOf('acme'), { token: acmeAdmin })).body;
+    expect(read.fields.judge_mode_enabled).toEqual({ value: true, source: 'tenant' });
+    for (const name of ['forge_enabled', 'rate_limit_per_minute', 'pdf_max_pages', 'forge_monthly_token_quota']) expect(read.fields[name].source, name).toBe('platform');
+    // A platform admin sets them for the tenant.
+    expect((await patch({ rate_limit_per_minute: 10, forge_enabled: false })).body.effective).toMatchObject({ rate_limit_per_minute: 10, forge_enabled: false });
   });
 });
 
@@ -334,6 +365,7 @@ describe('GET /v1/admin/tenant-policy/registry-spec', () => {
       nullable: true,
       inheritable: true,
       kill_switch: false,
+      platform_controlled: false,
       default: 0.8,
       description: expect.any(String),
       schema: { type: 'number', maximum: 1 },
@@ -342,7 +374,9 @@ describe('GET /v1/admin/tenant-policy/registry-spec', () => {
     expect(byName.forge_per_job_max_wall_seconds).toMatchObject({ type: 'integer', minimum: 60, constraint: 'at least 60' });
     expect(byName.ocr_selection_mode).toMatchObject({ type: 'string', enum: ['tesseract_priority', 'paddle_priority', 'confidence_based'] });
     expect(byName.paddle_risk_policy).toMatchObject({ type: 'object', default: {}, inheritable: true });
-    expect(byName.forge_enabled).toMatchObject({ type: 'boolean', nullable: false, inheritable: false, kill_switch: true, default: true });
+    expect(byName.forge_enabled).toMatchObject({ type: 'boolean', nullable: false, inheritable: false, kill_switch: true, platform_controlled: true, default: true });
+    expect(byName.rate_limit_per_minute).toMatchObject({ inheritable: true, kill_switch: false, platform_controlled: true });
+    expect(res.body.platform_controlled).toEqual(['rate_limit_per_minute', 'pdf_max_pages', 'feature_flags', 'forge_enabled', 'tenant_infra_overrides_enabled', 'forge_monthly_token_quota', 'forge_monthly_dollar_quota', 'forge_per_job_max_iterations', 'forge_per_job_max_dollars', 'forge_per_job_max_wall_seconds']);
     expect(byName.default_template_id).toMatchObject({ type: 'string', default: null });
   });
 });
@@ -368,7 +402,7 @@ describe('audit trail', () => {
   });
 
   it('records a reset with the values it removed', async () => {
-    await h.request('DELETE', policyOf('acme'), { token: acmeAdmin });
+    await h.request('DELETE', policyOf('acme'), { token: platform });
     const entry = await latest('tenant_policy');
     expect(entry).toMatchObject({ tenant_id: 'acme', action: 'admin.tenant_policy.delete', method: 'DELETE' });
     expect(entry.details.changes).toEqual({

@@ -2,7 +2,7 @@
 // policy.docs.test.ts fails when the file is stale; `UPDATE_DOCS=1 npx vitest run src/domain/policy`
 // rewrites it.
 import { ENV_VARS } from '../../config.js';
-import { KILL_SWITCHES, POLICY_NAMES, POLICY_REGISTRY, describeConstraint } from './policy.registry.js';
+import { KILL_SWITCHES, PLATFORM_CONTROLLED, POLICY_NAMES, POLICY_REGISTRY, type PolicyField, describeConstraint } from './policy.registry.js';
 import { MAX_AGE_MS, POLL_MS } from './policy.service.js';
 
 const envDefault = (name: string) => ENV_VARS.find((v) => v.name === name)?.default ?? '?';
@@ -13,9 +13,11 @@ export function renderPolicyDocs(): string {
   const rows = POLICY_NAMES.map((name) => {
     const f = POLICY_REGISTRY[name];
     const type = f.type === 'string' && f.enum ? 'string (enum)' : f.type;
-    return `| \`${name}\` | ${type} | ${cell(describeConstraint(f)) || '—'} | ${f.inheritable ? 'yes' : '**no, kill switch**'} | ${code(f.default)} | ${cell(f.description)} |`;
+    const setBy = (f as PolicyField).platformControlled ? 'platform admin' : 'tenant admin';
+    return `| \`${name}\` | ${type} | ${cell(describeConstraint(f)) || '—'} | ${f.inheritable ? 'yes' : '**no, kill switch**'} | ${setBy} | ${code(f.default)} | ${cell(f.description)} |`;
   });
   const killSwitches = KILL_SWITCHES.map((n) => `\`${n}\``).join(', ');
+  const controlled = PLATFORM_CONTROLLED.map((n) => `\`${n}\``).join(', ');
   return `<!-- Generated from src/domain/policy/policy.registry.ts by src/domain/policy/policy.docs.ts. Do not edit by hand:
      change the registry, then run \`UPDATE_DOCS=1 npx vitest run src/domain/policy\`. -->
 
@@ -23,7 +25,11 @@ export function renderPolicyDocs(): string {
 
 Every tenant has a policy: ${POLICY_NAMES.length} settings that steer extraction, review, the template forge,
 OCR and rate limits. A tenant's own value wins; a field the tenant has not set takes the **platform
-default**. Platform admins change the platform defaults; tenant admins change their own tenant.
+default**. Platform admins change the platform defaults and may set any field for a tenant; tenant
+admins change their own tenant's fields except the platform-controlled ones: the kill switches and
+what bounds the platform's resources (${controlled}). A tenant admin's \`PATCH\` naming one of
+those is 403 \`platform_controlled\` and changes nothing, and a tenant admin's \`DELETE\` keeps
+them; otherwise a kill switch or a limit would be no limit at all.
 
 ## Fields
 
@@ -31,8 +37,8 @@ default**. Platform admins change the platform defaults; tenant admins change th
 default again. The platform default column is the built-in default, in force until a platform admin
 changes it with \`PATCH /v1/platform/defaults\`.
 
-| Field | Type | Constraint | Inherits | Platform default | Description |
-|---|---|---|---|---|---|
+| Field | Type | Constraint | Inherits | Set per tenant by | Platform default | Description |
+|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
 Kill switches: ${killSwitches}. Until a tenant sets one it reads the platform default (source
@@ -47,9 +53,9 @@ objects stored exactly as given: a tenant's object replaces the platform's as a 
 |---|---|---|
 | \`GET /v1/admin/tenant-policy/{tenant_id}\` | admin of that tenant, or a platform admin | the read below |
 | \`PATCH /v1/admin/tenant-policy/{tenant_id}\` | same | the read after the change |
-| \`DELETE /v1/admin/tenant-policy/{tenant_id}\` | same | 200 with the read after the reset (every field inherits, kill switches included) |
+| \`DELETE /v1/admin/tenant-policy/{tenant_id}\` | same | 200 with the read after the reset (every field inherits, kill switches included; by a tenant admin, the platform-controlled fields keep their values) |
 | \`GET /v1/admin/tenant-policy/defaults-view\` | any admin | \`{defaults: {<field>: value}, updated_at}\`: the platform defaults in force |
-| \`GET /v1/admin/tenant-policy/registry-spec\` | any admin | \`{fields: [{name, type, enum, minimum, maximum, exclusive_minimum, constraint, nullable, inheritable, kill_switch, default, description, schema}], kill_switches}\` |
+| \`GET /v1/admin/tenant-policy/registry-spec\` | any admin | \`{fields: [{name, type, enum, minimum, maximum, exclusive_minimum, constraint, nullable, inheritable, kill_switch, platform_controlled, default, description, schema}], kill_switches, platform_controlled}\` |
 | \`GET /v1/platform/defaults\` | platform admin | \`{defaults, updated_at}\` (\`updated_at\` null while every default is built in) |
 | \`PATCH /v1/platform/defaults\` | platform admin | \`{defaults, updated_at}\` after the change |
 

@@ -5,11 +5,11 @@
 // that made the change, and in every other process through the policy_version counter, which each
 // PolicyService polls (POLL_MS). The HTTP layer adds a per-request memo on top (plugins/policy.ts).
 import type { Db } from '../../db/database.js';
-import { notFound, validationError } from '../../lib/errors.js';
+import { forbidden, notFound, validationError } from '../../lib/errors.js';
 import { templateIsLive } from '../documents/references.js';
 import type { Principal } from '../identity/principal.js';
 import { findTenant } from '../tenants/tenants.repository.js';
-import type { EffectivePolicy, PolicyName, PolicyValues } from './policy.registry.js';
+import { type EffectivePolicy, PLATFORM_CONTROLLED, type PolicyName, type PolicyValues } from './policy.registry.js';
 import {
   bumpPolicyVersion,
   currentPolicyVersion,
@@ -54,6 +54,18 @@ function deepFreeze<T>(value: T): T {
 }
 
 const actorId = (p: Principal) => p.userId ?? p.apiKeyId;
+
+/**
+ * A tenant admin's PATCH naming a platform-controlled field (a kill switch, the rate limit, the
+ * page cap, forge spending) is refused as a whole: those bound what the platform gives the tenant.
+ */
+export function assertTenantMayChange(principal: Principal, patch: Record<string, unknown>): void {
+  if (principal.role === 'platform_admin') return;
+  const named = PLATFORM_CONTROLLED.filter((name) => Object.prototype.hasOwnProperty.call(patch, name));
+  if (named.length) {
+    throw forbidden('platform_controlled', `Only a platform admin sets ${named.join(', ')} for a tenant; nothing was changed. Ask the platform operator.`);
+  }
+}
 
 /**
  * The tenant a policy request may act on: a tenant admin only its own (anything else is 404,
@@ -169,13 +181,18 @@ export class PolicyService {
     return { read: await this.read(tenantId), changes };
   }
 
-  /** DELETE: the tenant inherits every field again, kill switches included. */
-  async resetTenant(tenantId: string): Promise<{ read: TenantPolicyRead; changes: Changes }> {
+  /**
+   * DELETE: the tenant inherits every field again, kill switches included; by a tenant admin, every
+   * field but the platform-controlled ones, which keep what a platform admin set.
+   */
+  async resetTenant(actor: Principal, tenantId: string): Promise<{ read: TenantPolicyRead; changes: Changes }> {
     const changes = await this.db.transaction().execute(async (tx) => {
       await bumpPolicyVersion(tx);
       const before = await findTenantValues(tx, tenantId);
+      const kept: PolicyValues = actor.role === 'platform_admin' ? {} : Object.fromEntries(PLATFORM_CONTROLLED.filter((name) => name in before).map((name) => [name, before[name]]));
       await deleteTenantValues(tx, tenantId);
-      return diffValues(before, {});
+      if (Object.keys(kept).length) await saveTenantValues(tx, tenantId, kept, actorId(actor));
+      return diffValues(before, kept);
     });
     this.invalidate();
     return { read: await this.read(tenantId), changes };

@@ -2,7 +2,7 @@
 // Schemas come from the policy registry; rules live in domain/policy.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { policyTenant } from '../../domain/policy/policy.service.js';
+import { assertTenantMayChange, policyTenant } from '../../domain/policy/policy.service.js';
 import { type RouteModule, caller } from '../context.js';
 import { RequestValidationError, type ValidationItem, validationError } from '../../lib/errors.js';
 import {
@@ -83,6 +83,7 @@ export const policyRoutes: RouteModule = (app, ctx) => {
       if (errors.length) throw validationError(errors);
       const principal = caller(request);
       const tenantId = await policyTenant(ctx.db, principal, request.params.tenant_id);
+      assertTenantMayChange(principal, request.body as Record<string, unknown>);
       const { read, changes } = await ctx.policy.patchTenant(principal, tenantId, request.body as Record<string, unknown>);
       request.audit = { resourceType: 'tenant_policy', resourceId: tenantId, tenantId, details: { changes } };
       return read;
@@ -96,14 +97,15 @@ export const policyRoutes: RouteModule = (app, ctx) => {
       schema: {
         tags: ['tenant-policy'],
         operationId: 'admin.tenant_policy.delete',
-        summary: 'Reset a tenant to inherit every field (kill switches included); answers the fresh policy',
+        summary: 'Reset a tenant to inherit every field (kill switches included; a tenant admin keeps the platform-controlled ones); answers the fresh policy',
         params: TenantParams,
         response: { 200: TenantPolicyRead },
       },
     },
     async (request) => {
-      const tenantId = await policyTenant(ctx.db, caller(request), request.params.tenant_id);
-      const { read, changes } = await ctx.policy.resetTenant(tenantId);
+      const principal = caller(request);
+      const tenantId = await policyTenant(ctx.db, principal, request.params.tenant_id);
+      const { read, changes } = await ctx.policy.resetTenant(principal, tenantId);
       request.audit = { resourceType: 'tenant_policy', resourceId: tenantId, tenantId, details: { changes } };
       return read;
     },

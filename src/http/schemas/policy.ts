@@ -1,7 +1,7 @@
 // Tenant-policy schemas, generated from the policy registry (src/domain/policy/policy.registry.ts):
 // the two PATCH bodies, the read responses and the registry spec. Nothing here names a field.
 import { type TSchema, Type } from 'typebox';
-import { KILL_SWITCHES, POLICY_NAMES, POLICY_REGISTRY, type PolicyField, type PolicyName, describeConstraint } from '../../domain/policy/policy.registry.js';
+import { KILL_SWITCHES, PLATFORM_CONTROLLED, POLICY_NAMES, POLICY_REGISTRY, type PolicyField, type PolicyName, describeConstraint } from '../../domain/policy/policy.registry.js';
 import type { ValidationItem } from '../../lib/errors.js';
 import { Nullable, NullableTimestamp, StringEnum } from './common.js';
 
@@ -73,12 +73,14 @@ export const RegistrySpec = Type.Object({
       nullable: Type.Boolean({ description: 'Whether a tenant PATCH may send null (false for kill switches).' }),
       inheritable: Type.Boolean(),
       kill_switch: Type.Boolean(),
+      platform_controlled: Type.Boolean(),
       default: Type.Unknown({ description: 'Built-in platform default; GET defaults-view shows the platform defaults in force.' }),
       description: Type.String(),
       schema: Type.Object({}, { additionalProperties: true, description: 'JSON Schema of a (non-null) value.' }),
     }),
   ),
   kill_switches: Type.Array(Type.String()),
+  platform_controlled: Type.Array(Type.String()),
 });
 
 export function registrySpec() {
@@ -96,12 +98,14 @@ export function registrySpec() {
         nullable: f.inheritable,
         inheritable: f.inheritable,
         kill_switch: !f.inheritable,
+        platform_controlled: f.platformControlled === true,
         default: f.default,
         description: f.description,
         schema: JSON.parse(JSON.stringify(fieldSchema(name, false))) as Record<string, unknown>,
       };
     }),
     kill_switches: [...KILL_SWITCHES],
+    platform_controlled: [...PLATFORM_CONTROLLED],
   };
 }
 

@@ -359,7 +359,7 @@ export interface paths {
         get: operations["admin.tenant_policy.get"];
         put?: never;
         post?: never;
-        /** Reset a tenant to inherit every field (kill switches included); answers the fresh policy */
+        /** Reset a tenant to inherit every field (kill switches included; a tenant admin keeps the platform-controlled ones); answers the fresh policy */
         delete: operations["admin.tenant_policy.delete"];
         options?: never;
         head?: never;
@@ -3948,6 +3948,7 @@ export interface operations {
                             name: string;
                             /** @description Whether a tenant PATCH may send null (false for kill switches). */
                             nullable: boolean;
+                            platform_controlled: boolean;
                             /** @description JSON Schema of a (non-null) value. */
                             schema: {
                                 [key: string]: unknown;
@@ -3956,6 +3957,7 @@ export interface operations {
                             type: "boolean" | "string" | "integer" | "number" | "object";
                         }[];
                         kill_switches: string[];
+                        platform_controlled: string[];
                     };
                 };
             };
