@@ -21,8 +21,12 @@ const pools = new WeakMap<Db, pg.Pool>();
  */
 export function createDb(url: string, maxConnections = 10, options: { preparedStatements?: boolean } = {}): Db {
   const pool = new pg.Pool({ connectionString: url, max: maxConnections, ...(options.preparedStatements === false ? {} : { Client: PreparingClient }) });
-  // An idle client that loses its server (database restart) must not crash the process.
+  // A client that loses its server (database restart, pg_terminate_backend) must not crash the
+  // process. pg reports the loss as an 'error' event: the pool listens on idle clients only, so a
+  // client checked out between two statements (inside a transaction, a request's scope) gets a
+  // listener of its own. The statements using it fail, and the pool drops it on release.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: scopedDialect(new PostgresDialect({ pool })) });
   pools.set(db, pool);
   return db;
