@@ -4,10 +4,10 @@
 // upload racing a purge of the same content waits on the row lock (held even when the touch is
 // skipped), then re-creates the row and writes the blob after purge removed it; a blob touched
 // within the grace period is never purged.
-// The other way round, a file with no row: a registration commits without waiting for the WAL
-// flush, so it can be lost in a database crash after its file was written (the upload or run
-// that wrote it is lost with it, unanswered); unless the same content is registered again,
-// nothing refers to that file, and sweepOrphanFiles removes it.
+// The other way round, a file with no row: a registration can be lost after its file was written
+// (a worker's commits without waiting for the WAL flush; an upload's rolls back with its request
+// when the process dies before answering); unless the same content is registered again, nothing
+// refers to that file, and sweepOrphanFiles removes it.
 import { createHash } from 'node:crypto';
 import { executePrepared } from '../db/prepared-statements.js';
 import { sql } from 'kysely';
@@ -24,12 +24,15 @@ import type { BlobStore, StagedFile, StoredBlob } from './blob-store.js';
 const TOUCH_AGAIN_AFTER_SECONDS = 60;
 
 /**
- * Registers blobs before their files are written, in one statement. Its commit does not wait for
- * the WAL flush (db/no-flush-wait.ts): the job or artifact row that references a blob commits
- * later and waits for it, which makes the registration durable first; a crash before that loses
- * both, and a file left without a row is swept (sweepOrphanFiles).
+ * Registers blobs before their files are written, in one statement. A worker's artifacts commit
+ * without waiting for the WAL flush (db/no-flush-wait.ts): the artifact rows that reference them
+ * commit later and wait, which makes the registration durable first; a crash before that loses
+ * both, and a file left without a row is swept (sweepOrphanFiles). An upload's registration waits:
+ * it shares a transaction with the job it accepts (the request's, or a source poll's), and
+ * `synchronous_commit = off` holds for a whole transaction, so the 202 would go out before the
+ * job was durable.
  */
-async function registerBlobs(db: Db, blobs: { sha256: string; size: number }[]): Promise<void> {
+async function registerBlobs(db: Db, blobs: { sha256: string; size: number }[], durability: 'wait' | 'no_flush_wait'): Promise<void> {
   const rows = [...new Map(blobs.map((b) => [b.sha256, { sha256: b.sha256, size_bytes: b.size }])).values()];
   if (!rows.length) return;
   await executePrepared(
@@ -37,20 +40,21 @@ async function registerBlobs(db: Db, blobs: { sha256: string; size: number }[]):
     sql`
     INSERT INTO blobs (sha256, size_bytes)
     SELECT b.sha256, b.size_bytes FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS b(sha256 text, size_bytes bigint)
-     WHERE ${noFlushWait}
+     WHERE ${durability === 'no_flush_wait' ? noFlushWait : sql<boolean>`true`}
     ON CONFLICT (sha256) DO UPDATE SET touched_at = now()
      WHERE blobs.touched_at < now() - make_interval(secs => ${TOUCH_AGAIN_AFTER_SECONDS})`,
   );
 }
 
-export async function registerBlob(db: Db, sha256: string, size: number): Promise<void> {
-  await registerBlobs(db, [{ sha256, size }]);
+/** Registers, then moves a staged upload into the store (inside the transaction that accepts it). */
+export async function storeStaged(db: Db, store: BlobStore, staged: StagedFile): Promise<void> {
+  await registerBlobs(db, [{ sha256: staged.sha256, size: staged.size }], 'wait');
+  await store.putStaged(staged);
 }
 
-/** Registers, then moves a staged upload into the store. */
-export async function storeStaged(db: Db, store: BlobStore, staged: StagedFile): Promise<void> {
-  await registerBlob(db, staged.sha256, staged.size);
-  await store.putStaged(staged);
+/** Registers one blob, waiting for the flush (tests and one-off callers). */
+export async function registerBlob(db: Db, sha256: string, size: number): Promise<void> {
+  await registerBlobs(db, [{ sha256, size }], 'wait');
 }
 
 /** Registers, then writes bytes already in memory (artifacts). */
@@ -62,7 +66,7 @@ export async function storeBytes(db: Db, store: BlobStore, bytes: Uint8Array): P
 /** Registers several in-memory files in one statement, then writes them (a job's artifacts). */
 export async function storeAllBytes(db: Db, store: BlobStore, files: Uint8Array[]): Promise<{ sha256: string; size: number }[]> {
   const out = files.map((bytes) => ({ sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length }));
-  await registerBlobs(db, out);
+  await registerBlobs(db, out, 'no_flush_wait');
   await Promise.all(files.map((bytes, i) => store.putBytes(bytes, out[i]!.sha256)));
   return out;
 }

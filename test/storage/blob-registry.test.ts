@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/harness.js';
-import { purgeUnreferencedBlobs, registerBlob, storeAllBytes } from '../../src/storage/blob-registry.js';
+import { purgeUnreferencedBlobs, registerBlob, storeAllBytes, storeStaged } from '../../src/storage/blob-registry.js';
+import type { BlobStore } from '../../src/storage/blob-store.js';
 import { createBlobStore } from '../../src/storage/index.js';
 
 let h: Harness;
@@ -20,6 +21,23 @@ const setTouched = (sha256: string, secondsAgo: number) =>
   sql`UPDATE blobs SET touched_at = now() - make_interval(secs => ${secondsAgo}) WHERE sha256 = ${sha256}`.execute(h.db);
 
 describe('blob registration', () => {
+  it("leaves an upload's transaction waiting for its flush: the job accepted with it must survive a database crash", async () => {
+    // The registration shares the transaction that inserts the job (the request's, a source
+    // poll's); synchronous_commit = off would hold for all of it, and the 202 go out first.
+    const store = { putStaged: async () => undefined } as unknown as BlobStore;
+    const setting = await h.db.transaction().execute(async (tx) => {
+      await storeStaged(tx, store, { sha256: sha('an accepted upload'), size: 12 } as never);
+      return (await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(tx)).rows[0]!.synchronous_commit;
+    });
+    expect(setting).toBe('on');
+    // A worker's artifacts, registered on their own, still skip the wait.
+    const artifacts = await h.db.transaction().execute(async (tx) => {
+      await storeAllBytes(tx, { putBytes: async () => undefined } as unknown as BlobStore, [Buffer.from('an artifact')]);
+      return (await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(tx)).rows[0]!.synchronous_commit;
+    });
+    expect(artifacts).toBe('off');
+  });
+
   it('registers the same new content from many uploads at once as one row', async () => {
     const sha256 = sha('sixteen uploads of one invoice');
     await Promise.all(Array.from({ length: 16 }, () => registerBlob(h.db, sha256, 30)));
