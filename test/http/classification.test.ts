@@ -85,6 +85,9 @@ describe('classify', () => {
     const job = await process(COOLBLUE_2);
     expect(job.classification).toMatchObject({ matched: true, template_id: coolblue });
     expect(job.result.extraction.template_id).toBe(coolblue);
+    // The documents list filtered by template finds the job the template was chosen for.
+    const listed = await h.request('GET', `/v1/documents?template_id=${coolblue}`, { token: member });
+    expect(listed.body.items.map((j: { job_id: string }) => j.job_id)).toContain(job.job_id);
     const res = await h.request('POST', '/v1/templates/classify', { token: member, body: { job_id: job.job_id } });
     expect(res.status).toBe(200);
     expect(res.body.template_id).toBe(coolblue);

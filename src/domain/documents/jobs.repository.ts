@@ -49,7 +49,11 @@ export async function listJobs(db: Db, tenantId: string, filters: JobFilters, pa
   query = filters.deleted ? query.where('deleted_at', 'is not', null) : query.where('deleted_at', 'is', null);
   if (filters.status) query = query.where('status', '=', filters.status);
   if (filters.batch_id) query = query.where('batch_id', '=', filters.batch_id);
-  if (filters.template_id) query = query.where('template_id', '=', filters.template_id);
+  // The jobs a template ran for: asked for by id, or chosen by classification (default_template_id included).
+  if (filters.template_id) {
+    const id = filters.template_id;
+    query = query.where((eb) => eb.or([eb('template_id', '=', id), eb(sql`classification->>'template_id'`, '=', id)]));
+  }
   if (filters.created_after) query = query.where('created_at', '>', new Date(filters.created_after));
   if (filters.created_before) query = query.where('created_at', '<', new Date(filters.created_before));
   if (filters.q) {
