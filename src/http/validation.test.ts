@@ -59,6 +59,16 @@ describe('pydantic-shaped validation items', () => {
     ]);
   });
 
+  it('names every literal of a union of literals in one item, as pydantic does', () => {
+    const cased = Type.Object({ case: Type.Union([Type.Literal('upper'), Type.Literal('lower'), Type.Literal('title'), Type.Literal('keep')]) });
+    expect(validate(cased, { case: 'weird' })).toEqual([
+      { loc: ['body', 'case'], msg: "Input should be 'upper', 'lower', 'title' or 'keep'", type: 'literal_error', input: 'weird', ctx: { expected: "'upper', 'lower', 'title' or 'keep'" } },
+    ]);
+    expect(validate(Type.Object({ one: Type.Literal('only') }), { one: 'x' })).toEqual([
+      { loc: ['body', 'one'], msg: "Input should be 'only'", type: 'literal_error', input: 'x', ctx: { expected: "'only'" } },
+    ]);
+  });
+
   it('names query, path and header locations like FastAPI', () => {
     const items = toValidationItems([{ keyword: 'maximum', instancePath: '/limit', schemaPath: '', params: { limit: 200 } }], { limit: 500 }, 'querystring');
     expect(items[0]?.loc).toEqual(['query', 'limit']);

@@ -103,7 +103,20 @@ export function toValidationItems(errors: ErrorObject[], data: unknown, part: st
   const seen = new Set<string>();
   // A failed anyOf also reports each branch; keep the branch errors only when there is no better signal.
   const meaningful = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && e.keyword !== 'if');
+  // A union of literals fails once per literal: one item names them all, as pydantic's does.
+  const literals = new Map<string, unknown[]>();
+  for (const e of meaningful) if (e.keyword === 'const') literals.set(e.instancePath, [...(literals.get(e.instancePath) ?? []), (e.params as { allowedValue: unknown }).allowedValue]);
   for (const error of meaningful.length ? meaningful : errors) {
+    if (error.keyword === 'const' && (literals.get(error.instancePath)?.length ?? 0) > 1) {
+      const loc = [root, ...pathSegments(error.instancePath)];
+      const key = loc.join('\u0000');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const expected = quoteList(literals.get(error.instancePath)!);
+      const input = valueAt(data, pathSegments(error.instancePath));
+      items.push({ loc, type: 'literal_error', msg: `Input should be ${expected}`, input: input === undefined ? null : input, ctx: { expected } });
+      continue;
+    }
     const segments = pathSegments(error.instancePath);
     if (error.keyword === 'required') {
       const loc = [root, ...segments, String((error.params as { missingProperty: string }).missingProperty)];
