@@ -112,18 +112,25 @@ const SWEPT_MARK = 'orphan_files_examined_through_server_start';
  * removed while this sweep holds an uncommitted row for it: a registration of the same content
  * arriving meanwhile waits on that row, then writes its file again after the sweep is done.
  *
- * Only a database restart loses a registration (a crash, a failover, a restore: each starts the
- * server anew), so the store is listed only while some file written before the server's current
- * start has not been examined. A sweep that examined all of them records that start; later
- * sweeps under the same start return at once (null), without listing a store of any size.
+ * A registration is lost mostly in a database restart (a crash, a failover, a restore: each
+ * starts the server anew), but also with an upload whose request rolled back after its file was
+ * moved in (its process killed, an error after the move). So the store is listed while some file
+ * written before the server's current start has not been examined, and otherwise once a day
+ * (RESWEEP_HOURS). A sweep that examined all of them records that start; later sweeps under the
+ * same start, within the day, return at once (null), without listing a store of any size.
  */
+/** Under one database start, the store is listed again after this long (see sweepOrphanFiles). */
+const RESWEEP_HOURS = 24;
+
 export async function sweepOrphanFiles(db: Db, store: BlobStore, graceSeconds = 3600, limit = 1000): Promise<number | null> {
-  const { rows } = await sql<{ started: string; started_ms: number; mark: string | null }>`
+  const { rows } = await sql<{ started: string; started_ms: number; mark: string | null; marked_recently: boolean | null }>`
     SELECT pg_postmaster_start_time()::text AS started,
            (extract(epoch FROM pg_postmaster_start_time()) * 1000)::float8 AS started_ms,
-           (SELECT value FROM maintenance_marks WHERE name = ${SWEPT_MARK}) AS mark`.execute(db);
+           m.value AS mark,
+           m.updated_at > now() - make_interval(hours => ${RESWEEP_HOURS}) AS marked_recently
+      FROM (SELECT 1) AS one LEFT JOIN maintenance_marks m ON m.name = ${SWEPT_MARK}`.execute(db);
   const server = rows[0]!;
-  if (server.mark === server.started) return null;
+  if (server.mark === server.started && server.marked_recently) return null;
   const cutoff = Date.now() - graceSeconds * 1000;
   const removed = await removeOrphans(db, store, cutoff, limit);
   // Every file older than the cutoff was examined (the sweep was not cut short by its limit);

@@ -47,7 +47,7 @@ describe('files without a blob row', () => {
     expect(await sweepOrphanFiles(h.db, store)).toBe(0);
   });
 
-  it('are looked for again only after a database restart: the store is not listed every hour', async () => {
+  it('are looked for again after a database restart, or a day later: the store is not listed every hour', async () => {
     const store = createBlobStore(h.config);
     // What earlier tests left unregistered goes first, so the counts below are this test's own.
     await sweepOrphanFiles(h.db, store, 0);
@@ -68,10 +68,19 @@ describe('files without a blob row', () => {
     expect(await sweepOrphanFiles(h.db, counted, 0)).toBeNull();
     expect(listings).toBe(1);
     expect(await store.exists(second.sha256)).toBe(true);
-    await restartDatabase();
+    // A day later the store is listed again all the same: an upload rolled back after moving its
+    // file in (its process killed) also leaves one.
+    await sql`UPDATE maintenance_marks SET updated_at = now() - interval '25 hours'`.execute(h.db);
     expect(await sweepOrphanFiles(h.db, counted, 0)).toBe(1);
     expect(listings).toBe(2);
     expect(await store.exists(second.sha256)).toBe(false);
+    expect(await sweepOrphanFiles(h.db, counted, 0)).toBeNull();
+    const third = await store.putBytes(Buffer.from('left by another lost registration'));
+    age(third.sha256);
+    await restartDatabase();
+    expect(await sweepOrphanFiles(h.db, counted, 0)).toBe(1);
+    expect(listings).toBe(3);
+    expect(await store.exists(third.sha256)).toBe(false);
   });
 
   it('keep listing while a sweep stops at its limit or within a grace period of the server start', async () => {
