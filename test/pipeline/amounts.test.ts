@@ -6,6 +6,9 @@ import { documentFromLines } from '../../src/pipeline/entities/text-doc.js';
 import { runExtraction } from '../../src/pipeline/extract/index.js';
 import { runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
 import { templateSchemaFor } from '../../bench/lib/invoice-template.js';
+import { findMoney } from '../../src/pipeline/entities/money.js';
+import { parseNumber } from '../../src/pipeline/entities/numbers.js';
+import { buildPdf } from '../helpers/mixed-pdf.js';
 import { readData, readDataJson } from './data.js';
 
 const SCHEMA = { type: 'object', properties: { total: { type: 'number' }, subtotal: { type: 'number' }, tax: { type: 'number' } } };
@@ -68,5 +71,30 @@ describe('a failed sum check', () => {
     const out = runExtraction(doc('80.00'), { ...template(schema), validation_rules: [rule] });
     expect(out.extraction.validation).toEqual([]);
     expect(out.extraction.fields.total!.confidence).toBeGreaterThanOrEqual(0.7);
+  });
+});
+
+/** A one-page digital PDF of these lines, through the canonical pipeline. */
+async function pdfOf(lines: string[]) {
+  return toCanonicalJson(await runCanonical(await buildPdf([{ text: lines }])));
+}
+
+describe('amounts in Indian lakh grouping', () => {
+  it('reads "1,25,000.00" and "11,80,000.00" whole, never their first group', async () => {
+    const doc = await pdfOf(['ACME Traders Pvt Ltd', 'Tax Invoice 2024/118', 'Subtotal INR 1,00,000.00', 'GST 18% INR 18,000.00', 'Total INR 1,18,000.00']);
+    const out = runExtraction(doc, template(SCHEMA));
+    expect(out.extraction.data).toEqual({ subtotal: 100000, tax: 18000, total: 118000 });
+    expect(out.extraction.fields.total!.evidence[0]!.text).toBe('INR 1,18,000.00');
+    for (const [text, amount] of [['Total: INR 1,25,000.00', 125000], ['Grand Total Rs. 11,80,000.00', 1180000], ['Amount payable ₹ 1,00,00,000', 10000000]] as const) {
+      expect(runExtraction(documentFromLines(['ACME Traders Pvt Ltd', 'Invoice 7', text]), template({ type: 'object', properties: { total: { type: 'number' } } })).extraction.data.total).toBe(amount);
+    }
+  });
+
+  it('takes no prefix of a longer grouped number, and no part from inside one', () => {
+    expect(findMoney('Total INR 1,25,000.00').map((m) => m.amount)).toEqual([125000]);
+    expect(findMoney('12,34,56 and 1,234,56.00').map((m) => m.amount)).toEqual([]);
+    expect(parseNumber('1,00,00,000')).toBe(10000000);
+    expect(parseNumber('12,34,567.50')).toBe(1234567.5);
+    expect(parseNumber('1,2,345')).toBeNull();
   });
 });
