@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeOcrEngines } from '../../src/pipeline/ocr/index.js';
 import { documentFromLines } from '../../src/pipeline/entities/text-doc.js';
-import { runExtraction } from '../../src/pipeline/extract/index.js';
+import { runEntities, runExtraction } from '../../src/pipeline/extract/index.js';
 import { runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
 import { templateSchemaFor } from '../../bench/lib/invoice-template.js';
 import { findMoney } from '../../src/pipeline/entities/money.js';
@@ -98,3 +98,33 @@ describe('amounts in Indian lakh grouping', () => {
     expect(parseNumber('1,2,345')).toBeNull();
   });
 });
+
+describe('negative amounts (credit notes, balances)', () => {
+  const one = (field: string) => template({ type: 'object', properties: { [field]: { type: 'number' } } });
+
+  it.each([
+    ['Total -450.00', 'total', -450],
+    ['Total EUR -450.00', 'total', -450],
+    ['Total: -450.00 EUR', 'total', -450],
+    ['Total (450.00)', 'total', -450],
+    ['Total (EUR 450.00)', 'total', -450],
+    ['Balance -75.00 EUR', 'balance', -75],
+  ])('keeps the sign of "%s"', (line, field, value) => {
+    const out = runExtraction(documentFromLines(['ACME Ltd', 'Invoice 1', line]), one(field));
+    expect(out.extraction.data[field]).toBe(value);
+  });
+
+  it('extracts a credit note printed in brackets as negative, its amounts checking each other (PDF)', async () => {
+    const doc = await pdfOf(['ACME Ltd', 'Credit note CN-2024-007', 'Subtotal (1,000.00)', 'VAT 20% (200.00)', 'Total (1,200.00)']);
+    const out = runExtraction(doc, template(SCHEMA));
+    expect(out.extraction.data).toEqual({ subtotal: -1000, tax: -200, total: -1200 });
+    expect(out.extraction.validation).toEqual([]);
+    expect(runEntities(doc).filter((e) => e.type === 'money').map((e) => (e.value as { amount: number }).amount)).toEqual([-1000, -200, -1200]);
+  });
+
+  it('leaves a dash that separates a label from its amount alone', () => {
+    const out = runExtraction(documentFromLines(['ACME Ltd', 'Invoice 1', 'Total - 450.00', 'Invoice No - 7781']), template({ type: 'object', properties: { total: { type: 'number' }, invoice_number: { type: 'string' } } }));
+    expect(out.extraction.data).toEqual({ total: 450, invoice_number: '7781' });
+  });
+});
+

@@ -72,6 +72,11 @@ function symbolCurrency(token: string): string | null {
   return currencyCode(token);
 }
 
+/** The range stands in brackets of its own: "(450.00)" (not "(incl. 20.00 VAT)"). */
+export function bracketed(text: string, start: number, end: number): boolean {
+  return text[start - 1] === '(' && text[end] === ')';
+}
+
 /** Every amount in `text`; `fallbackCurrency` is given to bare two-decimal amounts. */
 export function findMoney(text: string, fallbackCurrency: string | null = null): MoneyHit[] {
   const hits: MoneyHit[] = [];
@@ -79,7 +84,10 @@ export function findMoney(text: string, fallbackCurrency: string | null = null):
     if (hits.some((h) => h.start < end && start < h.end)) return;
     const amount = parseNumber(numberText);
     if (amount === null) return;
-    hits.push({ start, end, amount, currency, explicit });
+    // An amount in brackets is negative, as accountants print it: "(450.00)", "(EUR 1,200.00)".
+    const negated = bracketed(text, start, end) && amount > 0;
+    if (negated) hits.push({ start: start - 1, end: end + 1, amount: -amount, currency, explicit });
+    else hits.push({ start, end, amount, currency, explicit });
   };
   for (const m of matchesOf(BEFORE, text)) {
     add(m.index!, m.index! + m[0].length, m[2]!, symbolCurrency(m[1]!), true);

@@ -45,8 +45,10 @@ export function crossCheckAmounts(fields: FieldSpec[], results: Record<string, R
     [paths.subtotal, round2(total - tax)],
     [paths.total, round2(subtotal + tax)],
   ];
+  // A repair keeps the document's sign: positive on an invoice, negative on a credit note.
+  const sign = Math.sign(subtotal) || Math.sign(total);
   for (const [path, amount] of repairs) {
-    if (amount <= 0) continue;
+    if (amount === 0 || Math.sign(amount) !== sign) continue;
     const entity = printed(amount);
     if (!entity) continue;
     results[path] = { value: amount, confidence: 0.75, evidence: [{ page: entity.page, bbox: entity.bbox, text: entity.text }] };

@@ -2,7 +2,7 @@
 // key-value pair's value), by the field's type: where the value starts and ends in that text, and
 // its normalised form.
 import { type DateHit, type DateOrder, findDates } from '../entities/dates.js';
-import { currencyCode, findMoney } from '../entities/money.js';
+import { bracketed, currencyCode, findMoney } from '../entities/money.js';
 import { matchesOf } from '../entities/normalize.js';
 import { NUMBER_SOURCE, parseNumber } from '../entities/numbers.js';
 import { isValidIban } from '../entities/checksums.js';
@@ -64,8 +64,10 @@ function numeric(spec: FieldSpec, text: string, ctx: CoerceContext, integer: boo
     if (/^[./-]\d/.test(after) || /^\d/.test(after)) continue;
     if (kind !== 'percent' && /^\s?%/.test(after)) continue;
     if (kind === 'money' && /^\s?(?:x|×|night|nights|pcs|stk|qty)\b/i.test(after)) continue;
-    const value = parseNumber(m[0]);
-    if (value === null) continue;
+    const parsed = parseNumber(m[0]);
+    if (parsed === null) continue;
+    // "(450.00)": a bracketed amount is negative.
+    const value = kind === 'money' && parsed > 0 && bracketed(text, m.index + leading(m[0]), m.index + m[0].length) ? -parsed : parsed;
     if (integer && !Number.isInteger(value)) continue;
     const skipped = text.slice(0, m.index).trim();
     let fit = skipped === '' || /^[^\p{L}\d]*$/u.test(skipped) || currencyCode(skipped) ? 1 : 0.85;

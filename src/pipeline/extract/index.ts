@@ -113,7 +113,8 @@ function samePlace(a: Evidence | undefined, b: Evidence | undefined): boolean {
 /** The best candidate, with a small boost for every other piece of evidence that agrees with it. */
 function pick(candidates: Candidate[], lastWins = false, largestWins = false): Candidate | null {
   if (!candidates.length) return null;
-  const amount = (c: Candidate) => (typeof c.value === 'number' ? c.value : 0);
+  // Largest in size: a credit note's total (-1,200.00) is larger than its subtotal (-1,000.00).
+  const amount = (c: Candidate) => (typeof c.value === 'number' ? Math.abs(c.value) : 0);
   const sorted = [...candidates].sort((a, b) => {
     // Near-equal readings of a total: the largest amount is the grand total (section subtotals and
     // tax summaries are smaller); otherwise the later one (totals are printed last).

@@ -103,8 +103,9 @@ function columnHeads(kvs: DocPage['key_values']): Set<string> {
 const CONFIRMING = /^(?:[A-Z]{3}|rm|incl\.?|inclusive|including|inkl\.?|ttc|due|payable|rounded|amount)\b(?![\s\S]*\b(?:excl|excluding|ex|qty|quantity|savings|discount)\b)/i;
 
 const r3 = (v: number) => Math.round(Math.max(0, Math.min(1, v)) * 1000) / 1000;
-// (The number abbreviation must end there: "Northwind" keeps its "No".)
-const GAP = /^[\s:#=.\-–—|)]*(?:(?:n[°º]|no|nr|num|number|nummer|numero)(?![a-z])\.?[\s:#=.\-–|]*)?/i;
+// (The number abbreviation must end there: "Northwind" keeps its "No". A minus sign set against
+// a digit is the value's own, not punctuation: "Total -450.00" is -450.)
+const GAP = /^(?:[\s:#=.–—|)]|-(?!\d))*(?:(?:n[°º]|no|nr|num|number|nummer|numero)(?![a-z])\.?(?:[\s:#=.–|]|-(?!\d))*)?/i;
 
 function afterLabel(line: TextLine, end: number, stopAt: number): { text: string; offset: number } {
   const rest = line.text.slice(end, stopAt);
