@@ -128,3 +128,31 @@ describe('negative amounts (credit notes, balances)', () => {
   });
 });
 
+describe('totals qualified by the tax they include or leave out', () => {
+  it('reads the Swiss "Total exkl. MWST / MWST 8.1% / Total inkl. MWST" rows as subtotal, tax and total (PDF)', async () => {
+    const doc = await pdfOf(['Muster AG', 'Rechnung 2024-118', "Total exkl. MWST CHF 1'500.00", 'MWST 8.1% CHF 121.50', "Total inkl. MWST CHF 1'621.50"]);
+    const out = runExtraction(doc, template(SCHEMA));
+    expect(out.extraction.data).toEqual({ subtotal: 1500, tax: 121.5, total: 1621.5 });
+    expect(out.decision.status).toBe('completed');
+    // The PDF's apostrophe is a typographic one (U+2019), as Swiss documents often print it.
+    expect(parseNumber('1\u2019621.50')).toBe(1621.5);
+  });
+
+  it.each([
+    ['English', ['Total excl. VAT GBP 1,000.00', 'VAT 20% GBP 200.00', 'Total incl. VAT GBP 1,200.00']],
+    ['German', ['Summe exkl. MwSt. 1.000,00 EUR', 'MwSt. 20% 200,00 EUR', 'Gesamtbetrag inkl. MwSt. 1.200,00 EUR']],
+    ['German, zzgl.', ['Betrag zzgl. MwSt. 1.000,00 EUR', 'MwSt. 20% 200,00 EUR', 'Betrag inkl. MwSt. 1.200,00 EUR']],
+    ['French', ['Montant HT 1 000,00 €', 'TVA 20% 200,00 €', 'Montant TTC 1 200,00 €']],
+    ['Dutch', ['Totaal exclusief BTW € 1.000,00', 'BTW 20% € 200,00', 'Totaal inclusief BTW € 1.200,00']],
+  ])('%s', (_language, rows) => {
+    const out = runExtraction(documentFromLines(['ACME', 'Invoice 1', ...rows]), template(SCHEMA));
+    expect(out.extraction.data).toEqual({ subtotal: 1000, tax: 200, total: 1200 });
+  });
+
+  it('still reads a tax stated after the total\'s amount, and a "zzgl." tax row', () => {
+    const receipt = runExtraction(documentFromLines(['ACME GmbH', 'Beleg 1', 'Total EUR 11,90', 'inkl. 19% MwSt 1,90']), template(SCHEMA));
+    expect(receipt.extraction.data).toMatchObject({ total: 11.9, tax: 1.9 });
+    const plus = runExtraction(documentFromLines(['ACME GmbH', 'Rechnung 1', 'Nettobetrag 1.000,00 EUR', 'zzgl. 19% MwSt. 190,00 EUR', 'Gesamtbetrag 1.190,00 EUR']), template(SCHEMA));
+    expect(plus.extraction.data).toEqual({ subtotal: 1000, tax: 190, total: 1190 });
+  });
+});

@@ -1,5 +1,5 @@
 // Numbers as printed on documents: 1.234,56 (most of Europe), 1,234.56 (English), 1 234,56
-// (French), 1'234.56 (Swiss), 1,25,000.00 (Indian lakh grouping: two-digit groups before the last
+// (French), 1'234.56 and 1’234.56 (Swiss), 1,25,000.00 (Indian lakh grouping: two-digit groups before the last
 // three digits), -9,32 and (9.32) negatives. The decimal separator is the last of two different
 // separators; a lone separator followed by exactly three digits is a thousands separator unless
 // the integer part is 0 ("0,125").
@@ -30,7 +30,7 @@ export function parseNumber(raw: string): number | null {
     negative = !negative;
     s = s.slice(0, -1).trim();
   } else if (s.startsWith('+')) s = s.slice(1).trim();
-  s = s.replace(/[\s\u00a0\u202f']/g, '');
+  s = s.replace(/[\s\u00a0\u202f'\u2019]/g, '');
   if (!/^\d[\d.,]*$/.test(s) && !/^[.,]\d+$/.test(s)) return null;
   const lastDot = s.lastIndexOf('.');
   const lastComma = s.lastIndexOf(',');
@@ -71,4 +71,4 @@ export function parseNumber(raw: string): number | null {
  * grouping), not "1,25" followed by more, so a plain number may not stop before a separator
  * that digits follow, nor start inside one ("05.2018" of "12.05.2018").
  */
-export const NUMBER_SOURCE = String.raw`(?<!\d|\d[.,'])(?:(?:[-\u2212]\s?)?\d+(?:\. | \. ?)\d{2}(?![\d.,]| [.,]\s?\d)|(?:[-\u2212]\s?)?\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d{1,4})?(?![\d]|[.,']\d)|(?:[-\u2212]\s?)?\d{1,3}(?:[.,\s'\u00a0\u202f]\d{3})+(?:[.,]\d{1,4})?(?!\d)|(?:[-\u2212]\s?)?\d+(?:[.,]\d{1,4})?(?![\d]|[.,']\d))`;
+export const NUMBER_SOURCE = String.raw`(?<!\d|\d[.,'\u2019])(?:(?:[-\u2212]\s?)?\d+(?:\. | \. ?)\d{2}(?![\d.,]| [.,]\s?\d)|(?:[-\u2212]\s?)?\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d{1,4})?(?![\d]|[.,'\u2019]\d)|(?:[-\u2212]\s?)?\d{1,3}(?:[.,\s'\u2019\u00a0\u202f]\d{3})+(?:[.,]\d{1,4})?(?!\d)|(?:[-\u2212]\s?)?\d+(?:[.,]\d{1,4})?(?![\d]|[.,'\u2019]\d))`;

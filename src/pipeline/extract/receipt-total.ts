@@ -20,7 +20,7 @@ const TENDER_SCHEMA = {
 
 // The parts of a total: the subtotal and the tax printed after it, read with the template machinery.
 const PARTS_SCHEMA = { type: 'object', properties: { subtotal: { type: 'number' }, tax_amount: { type: 'number' } } };
-const SUBTOTAL_WORD = /\b(?:sub[\s-]?total|zwischensumme|sous[\s-]total|subtotaal|netto|nett?\s+amount|total\s+(?:excl|ht|net))/i;
+const SUBTOTAL_WORD = /\b(?:sub[\s-]?total|zwischensumme|sous[\s-]total|subtotaal|netto|nett?\s+amount|total\s+(?:excl|exkl|zzgl|ohne|ht|hors|net))/i;
 
 // Headings of the tax breakdown that receipts print after the total.
 const SUMMARY_HEADING = /^\W*(?:gst|tax|vat|sst|mwst|tva)\s*(?:summary|analysis|breakdown|details?)\b/i;

@@ -13,7 +13,7 @@ import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
 import { brandFromDomain, issuerSupport, nameCarriesBrand, nameFromDomain, recipientLines } from './parties.js';
 import { type FieldSpec, humanise, labelText, labelTextSimilarity } from './schema-fields.js';
-import { CONCEPTS } from './vocabulary.js';
+import { CONCEPTS, EXCLUDING_TAX, INCLUDING_TAX, TOTAL_WORDS } from './vocabulary.js';
 
 export interface Candidate {
   value: unknown;
@@ -207,11 +207,22 @@ function withLabelCountry(ctx: ScalarContext, label: string): ScalarContext {
   return country ? { ...ctx, coerce: { ...ctx.coerce, country } } : ctx;
 }
 
+// A total word and a qualifier, perhaps a rate, right before a tax word: "Total inkl. MWST",
+// "Total exkl. 8.1% MWST", "Summe zzgl. MwSt". The tax word says what the total includes or leaves
+// out; the row is the total's or the subtotal's, never the tax amount's. (After an amount the same
+// words state the tax: "Total 1'621.50 inkl. MWST 121.50".)
+const QUALIFIED_TOTAL = new RegExp(
+  String.raw`(?:^|[^\p{L}])(?:${TOTAL_WORDS.join('|')})[\s.:]*(?:${[...INCLUDING_TAX, ...EXCLUDING_TAX].map((q) => q.replace(' ', String.raw`\s+`)).join('|')})[\s.:]*(?:\d{1,2}(?:[.,]\d{1,2})?\s?%\s*)?$`,
+  'iu',
+);
+const namesQualifiedTotal = (m: LabelMatch) => QUALIFIED_TOTAL.test(m.line.text.slice(Math.max(0, m.start - 40), m.start));
+
 /** Candidates from labels printed in lines. `stops` are where other labels begin on each line. */
 export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: LabelMatch[], stops: Map<TextLine, number[]>): Candidate[] {
   const out: Candidate[] = [];
   const isText = isFreeText(spec);
   for (const m of matches) {
+    if (spec.concept?.id === 'tax_amount' && namesQualifiedTotal(m)) continue;
     // "Company No:", "Customer Nr.": the label names a number, not the name a free-text field holds.
     if (isText && CONTINUES_INTO_A_NUMBER.test(m.line.text.slice(m.end))) continue;
     const key = labelText(m.line.text.slice(m.start, m.end));
@@ -409,7 +420,7 @@ function headingName(text: string): string {
 
 // A line stating the amount payable, and lines that only look like one.
 const TOTAL_LINE = /(?:^|[^\p{L}])(?:grand\s+total|total|amount\s+due|balance\s+due|amount\s+payable|gesamtbetrag|rechnungsbetrag|endbetrag|zu\s+zahlen|totaal|te\s+betalen|montant\s+total|net\s+[àa]\s+payer|importe\s+total|total\s+a\s+pagar|totale|należność|do\s+zapłaty)(?![\p{L}])/iu;
-const NOT_TOTAL_LINE = /\b(?:sub\s?-?total|total\s+(?:excl|net|ht|before|pre)|netto|discount|savings)/i;
+const NOT_TOTAL_LINE = /\b(?:sub\s?-?total|total\s+(?:excl|exkl|zzgl|ohne|net|ht|hors|before|pre)|netto|discount|savings)/i;
 
 /** When no label gives a value: an entity of the right type, by the concept's strategy. */
 export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[] {

@@ -23,6 +23,18 @@ export interface Concept {
   fallback?: { entity?: EntityType; strategy?: 'first' | 'largest' | 'dominant_currency' | 'vendor' } & { confidence: number };
 }
 
+/**
+ * Words a total is printed with, and the qualifiers after them that say whether it includes the
+ * tax ("Total incl. VAT", "Total inkl. MWST", "Total TTC": the total) or leaves it out ("Total
+ * excl. VAT", "Total exkl. MWST", "Summe zzgl. MwSt", "Total HT", "Montant hors taxes": the
+ * subtotal). Every total word takes every qualifier, so no language is a special case; a tax word
+ * after them ("MWST") names what the total includes, not the tax amount (scalars.ts).
+ */
+export const TOTAL_WORDS = ['total', 'summe', 'gesamt', 'gesamtbetrag', 'gesamtsumme', 'betrag', 'rechnungsbetrag', 'montant', 'totaal', 'totale', 'importe', 'importo'];
+export const INCLUDING_TAX = ['incl', 'inkl', 'inc', 'including', 'inclusive', 'inklusive', 'inclusief', 'incluso', 'incluido', 'ttc'];
+export const EXCLUDING_TAX = ['excl', 'exkl', 'ex', 'excluding', 'exclusive', 'exklusive', 'exclusief', 'zzgl', 'ohne', 'ht', 'hors taxes', 'sans', 'sin', 'senza'];
+const qualifiedTotals = (qualifiers: string[]) => TOTAL_WORDS.flatMap((t) => qualifiers.map((q) => `${t} ${q}`));
+
 export const CONCEPTS: Concept[] = [
   {
     id: 'invoice_number',
@@ -70,6 +82,7 @@ export const CONCEPTS: Concept[] = [
       'endbetrag', 'bruttobetrag', 'zu zahlen', 'summe', 'gesamt', 'total eur', 'montant ttc', 'total ttc', 'net a payer', 'somme a payer', 'montant total', 'total facture',
       'montant du', 'importe total', 'total a pagar', 'total factura', 'importe', 'totaal', 'factuur totaal', 'te betalen', 'totaalbedrag', 'totale', 'totale fattura',
       'importo totale', 'razem', 'naleznosc ogolem', 'do zaplaty', 'razem do zaplaty', 'att betala', 'at betale', 'a betale', 'k uhrade', 'celkem k uhrade', 'yhteensa', 'amount',
+      ...qualifiedTotals(INCLUDING_TAX),
     ],
     kind: 'money',
     fallback: { entity: 'money', strategy: 'largest', confidence: 0.4 },
@@ -82,6 +95,7 @@ export const CONCEPTS: Concept[] = [
       'zwischensumme', 'nettobetrag', 'netto', 'summe netto', 'gesamt netto', 'total ht', 'montant ht', 'montant eur ht', 'sous total', 'total hors taxes', 'hors taxes', 'ht',
       'base imponible', 'importe neto', 'subtotaal', 'exclusief btw', 'excl btw', 'totaal excl', 'grondslag', 'imponibile', 'netto razem', 'wartosc netto', 'razem netto',
       'zaklad dane', 'exkl moms', 'summa exkl moms', 'veroton hinta',
+      ...qualifiedTotals(EXCLUDING_TAX),
     ],
     kind: 'money',
   },
