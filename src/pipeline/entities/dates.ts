@@ -5,7 +5,8 @@
 //   rest of the document proves (another unambiguous date), else the caller's hint, else day-first
 //   (most of the world); an unresolved guess is reported as `ambiguous`.
 // - month names in English, German, French, Spanish, Dutch and Italian, in both orders:
-//   "7. Mai 2014", "02 Juillet 2015", "3 de marzo de 2023", "August 3, 2014", "03-Aug-2014".
+//   "7. Mai 2014", "02 Juillet 2015", "3 de marzo de 2023", "August 3, 2014", "03-Aug-2014",
+//   "Mar-04-2024".
 import { fold, matchesOf } from './normalize.js';
 
 export type DateOrder = 'dmy' | 'mdy';
@@ -60,6 +61,12 @@ const PATTERNS: { re: RegExp; named?: true; parts: (m: RegExpExecArray) => { y: 
     re: new RegExp(String.raw`(?<![\p{L}\d])(${DAY})${ORD}\.?(?:\s*(?:de|of)\s+|[\-/]|\s+)(${MONTH_ALT})\.?(?:\s*(?:de|del)\s+|[\s\-/,]+)${YEAR}(?!\d)(?!\s*,\s*\d{4})`, 'gu'),
     named: true,
     parts: (m) => ({ y: m[3]!, m: MONTHS[m[2]!]!, d: m[1]! }),
+  },
+  // Mar-04-2024, Mar/04/2024, Mar.04.24 (month name, day, year with one separator)
+  {
+    re: new RegExp(String.raw`(?<![\p{L}])(${MONTH_ALT})([-/.])(${DAY})\2${YEAR}(?![\d]|[.,]\d)`, 'gu'),
+    named: true,
+    parts: (m) => ({ y: m[4]!, m: MONTHS[m[1]!]!, d: m[3]! }),
   },
   // August 3, 2014 / Aug 3rd 2014 / August 3 , 2014
   {

@@ -161,6 +161,8 @@ function fromLine(spec: FieldSpec, ctx: ScalarContext, line: TextLine, start: nu
   const text = line.text.slice(start, end);
   const c = coerce(spec, text, ctx.coerce);
   if (!c) return null;
+  // A date that another date's label announces ("TBD   Due Date: 2024-04-30", or that line under "Invoice Date:") is that date.
+  if (spec.type === 'date' && AFTER_OTHER_EVENT.test(text.slice(0, c.start))) return null;
   const s = start + c.start;
   const e = start + c.end;
   return {
@@ -173,10 +175,23 @@ function fromLine(spec: FieldSpec, ctx: ScalarContext, line: TextLine, start: nu
 }
 
 // Words that make a bare label another thing's: "Order Date", "Due date", "Check-in date", "Sub Total".
-const OTHER_EVENT = /(?:^|[\s|:])(?:sub|order|ordered|delivery|delivered|due|ship|shipping|shipped|dispatch|check[\s-]?in|check[\s-]?out|print|printed|expiry|expiration|birth|start|end|payment|booking|bestell|liefer|commande|livraison|echeance|échéance|pedido|entrega|vencimiento)[\s.:-]*$/i;
+const OTHER_EVENT_WORD = String.raw`(?:sub|order|ordered|delivery|delivered|due|ship|shipping|shipped|dispatch|check[\s-]?in|check[\s-]?out|print|printed|expiry|expiration|birth|start|end|payment|booking|bestell|liefer|commande|livraison|echeance|échéance|pedido|entrega|vencimiento)`;
+const OTHER_EVENT = new RegExp(String.raw`(?:^|[\s|:])${OTHER_EVENT_WORD}[\s.:-]*$`, 'i');
 
 /** A one-word label ("Date") right after a word naming another event is that event's label. */
 const namesOtherEvent = (m: LabelMatch) => OTHER_EVENT.test(m.line.text.slice(Math.max(0, m.start - 24), m.start));
+
+// The words before a date on its line name another date: "Due Date: 2024-04-30", "Ship date 05.02.2024".
+const AFTER_OTHER_EVENT = new RegExp(String.raw`(?:^|[\s|:(])${OTHER_EVENT_WORD}(?![\p{L}])[^\d|]{0,24}$`, 'iu');
+
+// A key of another event's word and one more: "Due Date", "Order Date", "Sub Total".
+const OTHER_EVENT_KEY = new RegExp(String.raw`(?:^|[\s|:])${OTHER_EVENT_WORD}[\s.:-]*\p{L}+[\s.:#]*$`, 'iu');
+
+/** A key (or a table cell) naming another event, unless it is one of the field's own labels ("Due Date" for the due date). */
+const keyOfOtherEvent = (spec: FieldSpec, raw: string, key: string) => OTHER_EVENT_KEY.test(raw) && !spec.labels.some((l) => l.text === key);
+
+/** A date printed under another date's label: never the invoice date by fallback. */
+const datedOtherEvent = (e: LocatedEntity) => AFTER_OTHER_EVENT.test(e.line.text.slice(Math.max(0, e.start - 40), e.start));
 
 // Every label the vocabulary knows, as labelText reads it.
 const KNOWN_LABELS = new Set(CONCEPTS.flatMap((c) => c.labels.map(labelText)));
@@ -231,7 +246,9 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     // A single generic word inside running text ("greetings from …") is a weak label.
     const sentence = m.line.words.length > 8 && !/^\s*[:#]/.test(m.line.text.slice(m.end)) && !m.line.inTable;
     const single = !m.line.text.slice(m.start, m.end).trim().includes(' ');
-    const base = (0.55 + 0.4 * m.weight) * (sentence && single ? 0.75 : 1) * (single && namesOtherEvent(m) ? 0.8 : 1);
+    // "Due Date", "Order Date", "Sub Total": another thing's label, whatever this field finds nowhere else.
+    if (single && namesOtherEvent(m)) continue;
+    const base = (0.55 + 0.4 * m.weight) * (sentence && single ? 0.75 : 1);
     // A header row of a table ("Booking ID | Payment Mode"): the value is under the label, not after it.
     // A label announcing its value with ":" in its own cell ("Titulaire du compte : NETPRESSE") is no header.
     const announced = /^\s*:\s*[\p{L}\p{N}]/u.test(m.line.text.slice(m.end).split(' | ')[0]!);
@@ -293,7 +310,7 @@ export function keyValueCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
   const isText = isFreeText(spec);
   for (const { page, kv, key } of ctx.labelKeyValues) {
     const sim = keySimilarity(spec, key);
-    if (sim < 0.6) continue;
+    if (sim < 0.6 || keyOfOtherEvent(spec, kv.key, key)) continue;
     if (isText && ENDS_NAMING_A_NUMBER.test(kv.key)) continue;
     const c = coerce(spec, kv.value, spec.concept?.id === 'tax_id' ? withLabelCountry(ctx, kv.key).coerce : ctx.coerce);
     if (!c) continue;
@@ -318,7 +335,7 @@ export function tableCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[
   const out: Candidate[] = [];
   for (const { page, table, cell, key } of ctx.labelCells) {
     const sim = keySimilarity(spec, key);
-    if (sim < 0.7) continue;
+    if (sim < 0.7 || keyOfOtherEvent(spec, cell.text, key)) continue;
     // In a header row ("Hotel Details | Check In | Check Out | Rooms" over their values) the next cell is another caption.
     const right = headerRow(table, cell.row) ? undefined : table.cells.find((c) => c.row === cell.row && c.col === cell.col + cell.col_span);
     // A label heading a column of several values (an item table's "Total") names no single value.
@@ -485,7 +502,7 @@ export function fallbackCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
       return [{ value, confidence: r3(0.35 * rangeConfidence(line, 0, line.text.length)), evidence: parts.map((l) => locate(l, 0, l.text.length)), source: 'entity', order: line.order }];
     }
     default: {
-      const e = entities.find((x) => x.type === fb.entity);
+      const e = entities.find((x) => x.type === fb.entity && !(x.type === 'date' && datedOtherEvent(x)));
       if (!e) return [];
       let value = e.value;
       if (fb.entity === 'date' && spec.type !== 'date' && spec.type !== 'string') return [];
