@@ -47,3 +47,32 @@ describe('the invoice date is never another labelled date', () => {
     expect(findDates('Mar-04-2024 and Dec/31/23 and Jan.05.2024').map((d) => d.value)).toEqual(['2024-03-04', '2023-12-31', '2024-01-05']);
   });
 });
+
+describe('a day/month order that was a guess', () => {
+  const US = ['Lone Star Supplies Inc.', '100 Congress Ave', 'Austin, TX 78701', 'Invoice 2024-17'];
+
+  it('reads "03/04/2024" on an American invoice month-first, and sends it to review (PDF)', async () => {
+    const doc = await pdfOf([...US, 'Invoice Date: 03/04/2024', 'Total: $120.00']);
+    const out = runExtraction(doc, template(INVOICE_DATE, { json_schema: { type: 'object', properties: INVOICE_DATE, required: ['invoice_date'] } }));
+    expect(out.extraction.data.invoice_date).toBe('2024-03-04');
+    expect(out.extraction.fields.invoice_date!.confidence).toBeLessThan(0.7);
+    expect(out.decision.status).toBe('needs_review');
+    expect(out.decision.review_reasons).toContain('low_confidence:invoice_date');
+  });
+
+  it('guesses day-first elsewhere, below the floor as well', () => {
+    const out = runExtraction(documentFromLines(['ACME Ltd', '1 High Street', 'London SW1A 1AA', 'Invoice Date: 03/04/2024', 'Total: £120.00']), template(INVOICE_DATE));
+    expect(out.extraction.data.invoice_date).toBe('2024-04-03');
+    expect(out.extraction.fields.invoice_date!.confidence).toBeLessThan(0.7);
+  });
+
+  it('passes a date whose order the document proves, or that no order changes', () => {
+    const proved = runExtraction(documentFromLines([...US, 'Invoice Date: 03/04/2024', 'Due Date: 04/18/2024', 'Total: $120.00']), template(INVOICE_DATE));
+    expect(proved.extraction.data.invoice_date).toBe('2024-03-04');
+    expect(proved.extraction.fields.invoice_date!.confidence).toBeGreaterThanOrEqual(0.7);
+    for (const printed of ['03/03/2024', '2024-03-04', '03.04.2024', 'March 4, 2024']) {
+      const out = runExtraction(documentFromLines([...US, `Invoice Date: ${printed}`, 'Total: $120.00']), template(INVOICE_DATE));
+      expect(out.extraction.fields.invoice_date!.confidence, printed).toBeGreaterThanOrEqual(0.7);
+    }
+  });
+});

@@ -2,8 +2,9 @@
 // - ISO and year-first: 2014-08-03, 2014/08/03, 2014.08.03
 // - numeric day/month: 03.08.2014 (dots are always day-first, as everywhere they are used),
 //   08/03/2014 and 08-03-14, where the order is resolved by: a part over 12, else the order the
-//   rest of the document proves (another unambiguous date), else the caller's hint, else day-first
-//   (most of the world); an unresolved guess is reported as `ambiguous`.
+//   rest of the document proves (another unambiguous date), else the caller's hint; unresolved, it
+//   is guessed (month-first where the document reads as American, `guess`, else day-first as in
+//   most of the world) and reported as `ambiguous`.
 // - month names in English, German, French, Spanish, Dutch and Italian, in both orders:
 //   "7. Mai 2014", "02 Juillet 2015", "3 de marzo de 2023", "August 3, 2014", "03-Aug-2014",
 //   "Mar-04-2024".
@@ -131,7 +132,7 @@ function monthLookalikes(subject: string): string {
 }
 
 /** Every date in `text`, left to right, without overlaps. */
-export function findDates(text: string, order: DateOrder | null = null): DateHit[] {
+export function findDates(text: string, order: DateOrder | null = null, guess: DateOrder | null = null): DateHit[] {
   // Every pattern needs a digit, and folding makes none.
   if (!/\d/.test(text)) return [];
   const folded = fold(text);
@@ -160,7 +161,7 @@ export function findDates(text: string, order: DateOrder | null = null): DateHit
         else if (second > 12) dayFirst = false;
         else if (sep === '.' || first === second) dayFirst = true;
         else {
-          dayFirst = order !== 'mdy';
+          dayFirst = (order ?? guess) !== 'mdy';
           ambiguous = order === null;
         }
         value = dayFirst ? isoDate(year, second, first) : isoDate(year, first, second);

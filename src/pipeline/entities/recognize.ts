@@ -55,6 +55,8 @@ export interface DocumentHints {
   country: string | null;
   currency: string | null;
   dateOrder: DateOrder | null;
+  /** The order an ambiguous date is guessed in when nothing proves one: month-first on an American document. */
+  dateOrderGuess: DateOrder | null;
 }
 
 interface Hit {
@@ -136,6 +138,8 @@ function amountsOf(lines: TextLine[]): MoneyHit[][] {
   return lines.map((line) => (/\d/.test(line.text) ? findMoney(line.text) : []));
 }
 
+const US_STATE_ZIP = /\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY),?\s\d{5}(?:-\d{4})?(?!\d)/;
+
 function hintsOf(lines: TextLine[], amounts = amountsOf(lines)): DocumentHints {
   const countries = new Map<string, number>();
   const currencies = new Map<string, number>();
@@ -152,7 +156,10 @@ function hintsOf(lines: TextLine[], amounts = amountsOf(lines)): DocumentHints {
   const top = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   const currency = top(currencies);
   const country = top(countries) ?? (currency ? CURRENCY_COUNTRY[currency] ?? null : null);
-  return { country, currency, dateOrder: inferDateOrder(lines.map((l) => l.text)) };
+  // An American document (a US state and ZIP code, or dollars and no other country's IBAN or VAT
+  // id) writes dates month-first: the better guess for "03/04/2024", still only a guess.
+  const american = lines.some((l) => US_STATE_ZIP.test(l.text)) || (currency === 'USD' && (top(countries) ?? 'US') === 'US');
+  return { country, currency, dateOrder: inferDateOrder(lines.map((l) => l.text)), dateOrderGuess: american ? 'mdy' : null };
 }
 
 /** The country, dominant currency and date order of a document. */
@@ -244,7 +251,7 @@ function recogniseLine(line: TextLine, hints: DocumentHints, options: EntityOpti
 
   const digits = /\d/.test(text);
   const ascii = ASCII_TEXT.test(text);
-  if (digits) for (const d of findDates(text, hints.dateOrder ?? options.dateOrder ?? null)) push('date', d.start, d.end, d.value, d.ambiguous ? 0.6 : 0.95);
+  if (digits) for (const d of findDates(text, hints.dateOrder ?? options.dateOrder ?? null, hints.dateOrderGuess)) push('date', d.start, d.end, d.value, d.ambiguous ? 0.6 : 0.95);
   if (digits) for (const m of amounts) {
     push('money', m.start, m.end, { amount: m.amount, currency: m.explicit ? m.currency : hints.currency }, m.explicit ? 0.92 : 0.5);
   }

@@ -20,6 +20,8 @@ export interface Coerced {
 
 export interface CoerceContext {
   dateOrder: DateOrder | null;
+  /** How an ambiguous date is guessed when nothing proves the order (recognize.ts DocumentHints). */
+  dateOrderGuess: DateOrder | null;
   currency: string | null;
   country: string | null;
   taxIdPrefixMode: TaxIdPrefixMode;
@@ -52,7 +54,7 @@ function numeric(spec: FieldSpec, text: string, ctx: CoerceContext, integer: boo
   }
   // Dates, and the count of numbers outside them, are read only when a number near the start needs them.
   let dates: DateHit[] | undefined;
-  const inDate = (m: RegExpExecArray) => (dates ??= findDates(text, ctx.dateOrder)).some((d) => d.start < m.index + m[0].length && m.index < d.end);
+  const inDate = (m: RegExpExecArray) => (dates ??= findDates(text, ctx.dateOrder, ctx.dateOrderGuess)).some((d) => d.start < m.index + m[0].length && m.index < d.end);
   let numbersOutsideDates: number | undefined;
   const re = new RegExp(NUMBER_SOURCE, 'g');
   for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -113,7 +115,7 @@ export function coerce(spec: FieldSpec, text: string, ctx: CoerceContext): Coerc
   const id = spec.concept?.id;
   switch (spec.type) {
     case 'date': {
-      const d = findDates(text, ctx.dateOrder)[0];
+      const d = findDates(text, ctx.dateOrder, ctx.dateOrderGuess)[0];
       if (!d || d.start > NEAR) return null;
       return { value: d.value, start: d.start, end: d.end, fit: d.ambiguous ? 0.8 : d.start <= 3 ? 1 : 0.9 };
     }

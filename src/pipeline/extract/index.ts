@@ -3,6 +3,7 @@
 // decision. Pure: no database, HTTP or queue; the job worker and the template test endpoints call
 // runExtraction with the canonical document (in memory or as stored JSON), the template and the
 // tenant's effective policy.
+import { findDates } from '../entities/dates.js';
 import { type Entity, type LocatedEntity, publicEntity, recogniseDocument } from '../entities/recognize.js';
 import type { TaxIdPrefixMode } from '../entities/tax-ids.js';
 import { type DocInput, type DocPage, type Evidence, type TextLine, textLines } from '../entities/text.js';
@@ -143,6 +144,17 @@ function longTextDoubt(c: Candidate): Candidate {
   return { ...c, confidence: Math.round(c.confidence * 0.8 * 1000) / 1000 };
 }
 
+/** Below the default review floor, as for the date entity: a date whose day/month order nothing in the document proves. */
+const GUESSED_ORDER = 0.6;
+
+/** "03/04/2024" with no date over 12 elsewhere: the order was a guess, and a guess goes to review. */
+function heldIfOrderGuessed(field: FieldSpec, c: Candidate, coerce: CoerceContext): Candidate {
+  const text = c.evidence[0]?.text;
+  if (field.type !== 'date' || typeof c.value !== 'string' || !text || c.confidence <= GUESSED_ORDER) return c;
+  const guessed = findDates(text, coerce.dateOrder, coerce.dateOrderGuess).some((d) => d.ambiguous && d.value === c.value);
+  return guessed ? { ...c, confidence: GUESSED_ORDER } : c;
+}
+
 /** Concepts that are the issuer's unless the field's name says otherwise. */
 const ISSUER_SIDE = new Set(['address', 'tax_id', 'iban']);
 const NAMES_RECIPIENT = /\b(?:customer|buyer|client|recipient|partner|bill(?:ing)?|ship(?:ping)?|delivery|sold to|kunde|acheteur|cliente|klant)\b/i;
@@ -191,7 +203,7 @@ function extractChunk(fields: FieldSpec[], pages: DocPage[], lines: TextLine[], 
     // An address, VAT id or IBAN is the issuer's unless the field names the customer: one read in the "Bill to" block is the customer's.
     if (ISSUER_SIDE.has(field.concept?.id ?? '') && !NAMES_RECIPIENT.test(field.path.replace(/[_.\-]+/g, ' '))) candidates = withoutRecipientEvidence(candidates, ctx.lines);
     const best = pick(candidates, LAST_WINS.has(field.concept?.id ?? ''), field.concept?.id === 'total');
-    if (best) result.scalars.set(field.path, longTextDoubt(holdAmongSimilar(field, best, ctx.lines, entities)));
+    if (best) result.scalars.set(field.path, heldIfOrderGuessed(field, longTextDoubt(holdAmongSimilar(field, best, ctx.lines, entities)), coerce));
   });
   for (const field of fields.filter((f) => f.kind === 'array_of_objects')) {
     const state = carry.get(field.path) ?? { mapping: null };
@@ -300,7 +312,7 @@ export function runExtraction(canonical: DocInput, template: ExtractionTemplate,
   const taxIdPrefixMode = policy.tax_id_country_prefix_mode ?? 'infer';
   const { hints, entities: located } = recogniseDocument(lines, { taxIdPrefixMode });
   const fields = schemaFields(template.json_schema);
-  const coerce: CoerceContext = { dateOrder: hints.dateOrder, currency: hints.currency, country: hints.country, taxIdPrefixMode };
+  const coerce: CoerceContext = { dateOrder: hints.dateOrder, dateOrderGuess: hints.dateOrderGuess, currency: hints.currency, country: hints.country, taxIdPrefixMode };
   const flags = {
     table_aware_extraction_enabled: policy.table_aware_extraction_enabled ?? true,
     extraction_evidence_planning_enabled: policy.extraction_evidence_planning_enabled ?? true,
