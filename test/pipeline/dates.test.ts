@@ -76,3 +76,30 @@ describe('a day/month order that was a guess', () => {
     }
   });
 });
+
+describe('date rules on dates post-processing formatted', () => {
+  const DATES = { invoice_date: { type: 'string', format: 'date' }, due_date: { type: 'string', format: 'date' } };
+  const doc = documentFromLines(['ACME Ltd', 'Invoice 1', 'Invoice Date: 2024-03-05', 'Due Date: 2024-04-05', 'Total: 120.00 EUR']);
+  const rules = [
+    { kind: 'date', field: 'invoice_date', params: { max: '2024-04-01' } },
+    { kind: 'date_order', fields: ['invoice_date', 'due_date'] },
+  ];
+
+  it.each([
+    ['MM/DD/YYYY', '03/05/2024', '04/05/2024'],
+    ['YYYY/DD/MM', '2024/05/03', '2024/05/04'],
+    ['D.M.YY', '5.3.24', '5.4.24'],
+  ])('reads %s back as written', (date_format, invoice, due) => {
+    const out = runExtraction(doc, template(DATES, { post_processing: { date_format }, validation_rules: rules }));
+    expect(out.extraction.data).toEqual({ invoice_date: invoice, due_date: due });
+    expect(out.extraction.validation).toEqual([]);
+    expect(out.decision.status).toBe('completed');
+  });
+
+  it('still finds a date the format puts after the limit, or out of order', () => {
+    const late = documentFromLines(['ACME Ltd', 'Invoice 1', 'Invoice Date: 2024-05-03', 'Due Date: 2024-04-05']);
+    const out = runExtraction(late, template(DATES, { post_processing: { fields: { invoice_date: { date_format: 'MM/DD/YYYY' } } }, validation_rules: rules }));
+    expect(out.extraction.data.invoice_date).toBe('05/03/2024');
+    expect(out.extraction.validation.map((v) => v.rule)).toEqual(['date:invoice_date', 'date_order:invoice_date,due_date']);
+  });
+});

@@ -6,7 +6,7 @@
 // embedded path's own.
 import { type Entity } from '../../pipeline/entities/recognize.js';
 import { type DocInput, type Evidence, textLines } from '../../pipeline/entities/text.js';
-import { type ExtractionOutput, type ExtractionPolicy, type ExtractionTemplate, type FieldResult, agreementOf, runExtraction, schemaFields, validateAndDecide } from '../../pipeline/extract/index.js';
+import { type ExtractionOutput, type ExtractionPolicy, type ExtractionTemplate, type FieldResult, agreementOf, datePathsOf, runExtraction, schemaFields, validateAndDecide } from '../../pipeline/extract/index.js';
 import type { FieldSpec } from '../../pipeline/extract/schema-fields.js';
 import { genericPath } from '../../pipeline/extract/paths.js';
 import type { ModelUsage } from '../../pipeline/model-usage.js';
@@ -338,11 +338,7 @@ function specOf(fields: FieldSpec[], path: string): Pick<FieldSpec, 'type'> | un
 /** Post-processing as the embedded path does it (defaults, casing, date formats), keeping field results in step. */
 function finishData(fields: FieldSpec[], data: Record<string, unknown>, template: ExtractionTemplate, policy: ExtractionPolicy, fieldResults: Record<string, FieldResult>, confidences: Record<string, number>): Record<string, unknown> {
   if (!(policy.extraction_postprocessing_enabled ?? true)) return data;
-  const datePaths = new Set<string>();
-  for (const f of fields) {
-    if (f.type === 'date') datePaths.add(f.kind === 'array_of_scalars' ? `${f.path}[]` : f.path);
-    for (const c of f.columns ?? []) if (c.type === 'date') datePaths.add(`${f.path}[].${c.key}`);
-  }
+  const datePaths = datePathsOf(fields);
   return postProcess(data, template.post_processing as PostProcessing | null, (p) => datePaths.has(p), (path, value, defaulted) => {
     const existing = fieldResults[path];
     if (existing) fieldResults[path] = { ...existing, value, ...(defaulted && existing.value === null ? { confidence: 1 } : {}) };

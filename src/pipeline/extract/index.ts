@@ -10,10 +10,10 @@ import { type DocInput, type DocPage, type Evidence, type TextLine, textLines } 
 import type { CoerceContext } from './coerce.js';
 import { type Decision, type ReviewThresholds, decide } from './decision.js';
 import { buildLabelIndex, findLabels } from './labels.js';
-import { isEmpty } from './paths.js';
-import { type PostProcessing, postProcess } from './postprocess.js';
+import { genericPath, isEmpty } from './paths.js';
+import { type PostProcessing, dateFormatFor, postProcess } from './postprocess.js';
 import type { Rule } from './rule-kinds.js';
-import { type ValidationEntry, ruleId, runRules } from './rules.js';
+import { type DateFormatOf, type ValidationEntry, ruleId, runRules } from './rules.js';
 import { type Candidate, type ScalarContext, addressCandidates, brandCandidate, preferBrand, fallbackCandidates, keyValueCandidates, labelCandidates, labelCells, labelKeyValues, labelStops, otherMeaningCandidates, tableCandidates } from './scalars.js';
 import { layoutItems, splitArticleCodes } from './line-items.js';
 import { withoutRecipientEvidence } from './parties.js';
@@ -274,6 +274,24 @@ function holdContradicted(rules: Rule[], entries: ValidationEntry[], results: Re
   }
 }
 
+/** The paths of a schema's date fields, generic (`lines[].shipped`, `dates[]`). */
+export function datePathsOf(fields: FieldSpec[]): Set<string> {
+  const datePaths = new Set<string>();
+  for (const f of fields) {
+    if (f.type === 'date') datePaths.add(f.kind === 'array_of_scalars' ? `${f.path}[]` : f.path);
+    for (const c of f.columns ?? []) if (c.type === 'date') datePaths.add(`${f.path}[].${c.key}`);
+  }
+  return datePaths;
+}
+
+/** The format post-processing wrote each date field in, for the `date` rules to read it back (none when it did not run). */
+function dateFormatReader(template: ExtractionTemplate, policy: ExtractionPolicy): DateFormatOf {
+  const pp = template.post_processing as PostProcessing | null | undefined;
+  if (!pp || !(policy.extraction_postprocessing_enabled ?? true)) return () => undefined;
+  const datePaths = datePathsOf(schemaFields(template.json_schema));
+  return (path) => (datePaths.has(genericPath(path)) ? dateFormatFor(pp, path) : undefined);
+}
+
 /**
  * The template's rules on the final data, a contradicted value held below the floor, then the
  * review decision: the last step of the embedded and the model paths alike.
@@ -288,7 +306,7 @@ export function validateAndDecide(
   now?: Date,
 ) {
   const rules = (template.validation_rules ?? []) as Rule[];
-  const outcome = runRules(rules, data, now);
+  const outcome = runRules(rules, data, now, dateFormatReader(template, policy));
   holdContradicted(rules, outcome.entries, results, confidences);
   const thresholds = template.review_thresholds && Object.keys(template.review_thresholds).length ? (template.review_thresholds as ReviewThresholds) : null;
   const decision = decide({
@@ -374,11 +392,7 @@ export function runExtraction(canonical: DocInput, template: ExtractionTemplate,
 
   let finalData = data;
   if (policy.extraction_postprocessing_enabled ?? true) {
-    const datePaths = new Set<string>();
-    for (const f of fields) {
-      if (f.type === 'date') datePaths.add(f.kind === 'array_of_scalars' ? `${f.path}[]` : f.path);
-      for (const c of f.columns ?? []) if (c.type === 'date') datePaths.add(`${f.path}[].${c.key}`);
-    }
+    const datePaths = datePathsOf(fields);
     finalData = postProcess(data, template.post_processing as PostProcessing | null, (p) => datePaths.has(p), (path, value, defaulted) => {
       const existing = fieldResults[path];
       if (existing) fieldResults[path] = { ...existing, value, ...(defaulted && existing.value === null ? { confidence: 1 } : {}) };

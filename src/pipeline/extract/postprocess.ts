@@ -3,7 +3,7 @@
 // and dropping empty values. Settings apply to every value; `fields.<path>` overrides them for
 // one field (item paths like `lines[].unit` apply to every item).
 import { Type } from 'typebox';
-import { parseDate } from '../entities/dates.js';
+import { isoDate, parseDate } from '../entities/dates.js';
 import { isEmpty, valuesAt, setAt, genericPath } from './paths.js';
 
 const Case = Type.Union([Type.Literal('upper'), Type.Literal('lower'), Type.Literal('title'), Type.Literal('keep')]);
@@ -56,6 +56,35 @@ export function formatDate(iso: string, format: string): string {
   return format.replace(/YYYY|YY|MM|M|DD|D/g, (t) =>
     t === 'YYYY' ? y! : t === 'YY' ? y!.slice(2) : t === 'MM' ? m! : t === 'M' ? String(Number(m)) : t === 'DD' ? d! : String(Number(d)),
   );
+}
+
+/**
+ * A date written in `format` read back to YYYY-MM-DD ("03/05/2024" in "MM/DD/YYYY" is
+ * 2024-03-05), or null when the text is not written in it.
+ */
+export function readFormattedDate(text: string, format: string): string | null {
+  const order: string[] = [];
+  const pattern = format.replace(/YYYY|YY|MM|M|DD|D|[^YMD]/g, (t) => {
+    if (!/^[YMD]+$/.test(t)) return t.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    order.push(t);
+    return t === 'YYYY' ? '(\\d{4})' : t.length === 2 ? '(\\d{2})' : '(\\d{1,2})';
+  });
+  const m = new RegExp(`^${pattern}$`).exec(text.trim());
+  if (!m) return null;
+  const part = (token: string) => {
+    const i = order.findIndex((t) => t[0] === token);
+    return i < 0 ? null : Number(m[i + 1]);
+  };
+  const short = order.includes('YY') ? part('Y')! : null;
+  const y = short === null ? part('Y') : short < 70 ? 2000 + short : 1900 + short;
+  const month = part('M');
+  const day = part('D');
+  return y === null || month === null || day === null ? null : isoDate(y, month, day);
+}
+
+/** The date format a (concrete) path's dates were written in by post-processing, if any. */
+export function dateFormatFor(pp: PostProcessing | null | undefined, path: string): string | undefined {
+  return settingsFor(pp ?? {}, path, true).date_format;
 }
 
 const titleCase = (s: string) => s.toLowerCase().replace(/(^|[\s\-'(])(\p{L})/gu, (_, p: string, c: string) => p + c.toUpperCase());

@@ -8,6 +8,7 @@ import { parseNumber } from '../entities/numbers.js';
 import { isValidVat } from '../entities/tax-ids.js';
 import { type Equation, evaluate, parseEquation } from './expression.js';
 import { isEmpty, valuesAt } from './paths.js';
+import { readFormattedDate } from './postprocess.js';
 import type { Rule, Severity } from './rule-kinds.js';
 
 export interface ValidationEntry {
@@ -36,10 +37,16 @@ function asNumber(v: unknown): number | null {
   return null;
 }
 
-function asDate(v: unknown): string | null {
+/** The date format post-processing wrote a path's date in (post_processing.date_format), if any. */
+export type DateFormatOf = (path: string) => string | undefined;
+
+function asDate(v: unknown, format?: string): string | null {
   if (typeof v !== 'string') return null;
+  // A template may format dates (post_processing.date_format); read them back in that format
+  // ("03/05/2024" in MM/DD/YYYY is 5 March, not 3 May).
+  const formatted = format ? readFormattedDate(v, format) : null;
+  if (formatted) return formatted;
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(v);
-  // A template may format dates (post_processing.date_format); read them back for the date rules.
   if (!m) return v.trim().length <= 40 ? parseDate(v) : null;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   return d.getUTCMonth() === Number(m[2]) - 1 ? `${m[1]}-${m[2]}-${m[3]}` : null;
@@ -60,7 +67,7 @@ function broken(rule: Rule, field: string, message: string): ValidationEntry {
   return { rule: ruleId(rule), field, severity: rule.severity ?? 'error', message: rule.message ?? message };
 }
 
-function check(rule: Rule, data: Record<string, unknown>, today: string): ValidationEntry[] {
+function check(rule: Rule, data: Record<string, unknown>, today: string, dateFormatOf: DateFormatOf): ValidationEntry[] {
   const p = rule.params ?? {};
   const out: ValidationEntry[] = [];
   const targets = rule.field ? valuesAt(data, rule.field) : [];
@@ -111,7 +118,7 @@ function check(rule: Rule, data: Record<string, unknown>, today: string): Valida
     }
     case 'date': {
       for (const t of present) {
-        const d = asDate(t.value);
+        const d = asDate(t.value, dateFormatOf(t.path));
         if (!d) out.push(broken(rule, t.path, `${t.path} ${show(t.value)} is not a date (YYYY-MM-DD).`));
         else if (typeof p.min === 'string' && d < p.min) out.push(broken(rule, t.path, `${t.path} ${d} is before ${p.min}.`));
         else if (typeof p.max === 'string' && d > p.max) out.push(broken(rule, t.path, `${t.path} ${d} is after ${p.max}.`));
@@ -122,8 +129,10 @@ function check(rule: Rule, data: Record<string, unknown>, today: string): Valida
     case 'date_order': {
       const fields = rule.fields ?? [];
       for (let i = 1; i < fields.length; i++) {
-        const a = asDate(valuesAt(data, fields[i - 1]!)[0]?.value);
-        const b = asDate(valuesAt(data, fields[i]!)[0]?.value);
+        const at = (path: string) => valuesAt(data, path)[0];
+        const [first, second] = [at(fields[i - 1]!), at(fields[i]!)];
+        const a = first ? asDate(first.value, dateFormatOf(first.path)) : null;
+        const b = second ? asDate(second.value, dateFormatOf(second.path)) : null;
         if (!a || !b) continue;
         if (p.strict === true ? !(a < b) : a > b) out.push(broken(rule, fields[i]!, `${fields[i]} ${b} comes before ${fields[i - 1]} ${a}.`));
       }
@@ -206,12 +215,12 @@ function compare(eq: Equation, data: Record<string, unknown>, tolerance: number)
   return { ok, left, right, field: firstPath(eq.right) ?? firstPath(eq.left) ?? '' };
 }
 
-export function runRules(rules: Rule[], data: Record<string, unknown>, now = new Date()): RuleOutcome {
+export function runRules(rules: Rule[], data: Record<string, unknown>, now = new Date(), dateFormatOf: DateFormatOf = () => undefined): RuleOutcome {
   const today = now.toISOString().slice(0, 10);
   const entries: ValidationEntry[] = [];
   const rejected: string[] = [];
   for (const rule of rules) {
-    const found = check(rule, data, today);
+    const found = check(rule, data, today, dateFormatOf);
     entries.push(...found);
     if (found.length && rule.on_fail === 'reject' && (rule.severity ?? 'error') === 'error') rejected.push(ruleId(rule));
   }
