@@ -4,7 +4,11 @@
 // PDFs carry) that need not say what the image shows.
 import sharp from 'sharp';
 
-export type PdfPageSpec = { text: string[] } | { scan: string | Buffer; dpi: number; hiddenText?: string[] };
+/**
+ * A text page: one line per entry from the top. With `columns` (x positions in points), a line's
+ * cells separated by tabs are set at those positions, as an unruled table prints them.
+ */
+export type PdfPageSpec = { text: string[]; columns?: number[] } | { scan: string | Buffer; dpi: number; hiddenText?: string[] };
 
 const esc = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`);
 
@@ -17,7 +21,8 @@ export async function buildPdf(pages: PdfPageSpec[]): Promise<Buffer> {
   const kids: number[] = [];
   for (const spec of pages) {
     if ('text' in spec) {
-      const ops = spec.text.map((line, i) => `BT /F1 12 Tf 72 ${720 - i * 18} Td (${esc(line)}) Tj ET`).join('\n');
+      const xs = spec.columns ?? [72];
+      const ops = spec.text.flatMap((line, i) => line.split('\t').map((cell, k) => `BT /F1 12 Tf ${xs[k] ?? xs[xs.length - 1]!} ${720 - i * 18} Td (${esc(cell)}) Tj ET`)).join('\n');
       add(`<< /Length ${Buffer.byteLength(ops)} >>\nstream\n${ops}\nendstream`);
       const content = objects.length;
       add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${content} 0 R >>`);

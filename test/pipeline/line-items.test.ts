@@ -2,9 +2,11 @@
 // layout cut into pieces, multi-line descriptions, section subtotals between items, and totals or
 // tax-summary rows never taken for items.
 import { describe, expect, it } from 'vitest';
+import { documentFromLines } from '../../src/pipeline/entities/text-doc.js';
 import { runExtraction } from '../../src/pipeline/extract/index.js';
 import { runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
 import { templateSchemaFor } from '../../bench/lib/invoice-template.js';
+import { buildPdf } from '../helpers/mixed-pdf.js';
 import { readData, readDataJson } from './data.js';
 
 type Json = Record<string, unknown>;
@@ -70,5 +72,46 @@ describe('line items under a header row', () => {
     expect(got).toHaveLength(2);
     expect(got.map((l) => l.price_subtotal)).toEqual([49.99, 0]);
     expect(got[0]).toMatchObject({ qty: 1, price_unit: 49.99, taxpercent: 21 });
+  });
+});
+
+describe('running totals where an item list breaks across pages', () => {
+  const SCHEMA = { type: 'object', properties: { total: { type: 'number' }, lines: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, qty: { type: 'number' }, unit_price: { type: 'number' }, amount: { type: 'number' } } } } } };
+
+  /** A 6-page invoice, 3 items a page, each page ending on `carried` and the next starting with `brought`. */
+  async function pagedInvoice(carried: string, brought: string) {
+    const pages = [];
+    let n = 0;
+    let sum = 0;
+    for (let p = 1; p <= 6; p++) {
+      const text = [p === 1 ? 'ACME Ltd\t\tInvoice INV-77' : 'ACME Ltd', '', 'Description\tQty\tUnit price\tAmount'];
+      if (p > 1) text.push(`${brought}\t\t\t${sum.toFixed(2)}`);
+      for (let i = 0; i < 3; i++, n++, sum += 10) text.push(`Service item ${n + 1}\t1\t10.00\t10.00`);
+      text.push(p < 6 ? `${carried}\t\t\t${sum.toFixed(2)}` : `Total\t\t\t${sum.toFixed(2)}`);
+      pages.push({ text, columns: [72, 300, 360, 460] });
+    }
+    const doc = toCanonicalJson(await runCanonical(await buildPdf(pages)));
+    return runExtraction(doc, { id: null, version: null, json_schema: SCHEMA });
+  }
+
+  it.each([
+    ['Carried forward', 'Brought forward'],
+    ['Total carried forward', 'B/F'],
+    ['c/f', 'Balance brought forward'],
+    ['Uebertrag', 'Uebertrag'],
+  ])('reads 18 items, none of them "%s" or "%s", and the final total (PDF)', async (carried, brought) => {
+    const out = await pagedInvoice(carried, brought);
+    const lines = out.extraction.data.lines as Json[];
+    expect(lines.map((l) => l.description)).toEqual(Array.from({ length: 18 }, (_, i) => `Service item ${i + 1}`));
+    expect(lines.every((l) => l.amount === 10)).toBe(true);
+    expect(out.extraction.data.total).toBe(180);
+  });
+
+  it('skips them in lines read as text, in any of the languages ("Übertrag", "À reporter", "Suma y sigue")', () => {
+    for (const [carried, brought] of [['Übertrag', 'Übertrag'], ['À reporter', 'Report'], ['Suma y sigue', 'Suma anterior'], ['C/F', 'B/F']]) {
+      const doc = documentFromLines(['ACME GmbH', 'Description Qty Amount', `${brought} 100.00`, 'Widget 1 10.00', 'Gadget 1 20.00', `${carried} 130.00`, 'Sprocket 1 5.00', 'Total 135.00']);
+      const out = runExtraction(doc, { id: null, version: null, json_schema: SCHEMA }, { table_aware_extraction_enabled: false });
+      expect((out.extraction.data.lines as Json[]).map((l) => l.description), carried).toEqual(['Widget', 'Gadget', 'Sprocket']);
+    }
   });
 });

@@ -2,13 +2,15 @@
 // (Description / Qty / Price / Amount and their synonyms, in the vocabulary's languages), and
 // every word of the rows below goes to the column whose header it sits under. A row with amounts
 // is an item; a row with only description text continues the item above (multi-line
-// descriptions); subtotal and tax rows are skipped and the final total ends the table.
+// descriptions); subtotal, tax and carried-forward rows are skipped and the final total ends the
+// table.
 import type { BBox } from '../canonical/model.js';
 import { escapeRegExp } from '../entities/normalize.js';
 import { type PlacedWord, type TextLine, locate } from '../entities/text.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import type { FieldSpec } from './schema-fields.js';
 import type { Item } from './tables.js';
+import { CARRIED_ROW } from './vocabulary.js';
 
 interface Row {
   page: number;
@@ -147,8 +149,8 @@ function readRows(rows: Row[], h: number, anchors: Anchor[], describing: FieldSp
     if (row.page !== header.page) break;
     if (row.bbox[1] - prevBottom > 5 * heightOf(row.bbox)) break;
     const text = row.words.map((w) => w.word.text).join(' ').trim();
-    if (FINAL_TOTAL.test(text)) break;
-    if (SKIPPED.test(text)) {
+    if (FINAL_TOTAL.test(text) && !CARRIED_ROW.test(text)) break;
+    if (SKIPPED.test(text) || CARRIED_ROW.test(text)) {
       prevBottom = row.bbox[3];
       continue;
     }

@@ -13,7 +13,7 @@ import { type CoerceContext, coerce } from './coerce.js';
 import type { LabelMatch } from './labels.js';
 import { brandFromDomain, issuerSupport, nameCarriesBrand, nameFromDomain, recipientLines } from './parties.js';
 import { type FieldSpec, humanise, labelText, labelTextSimilarity } from './schema-fields.js';
-import { CONCEPTS, EXCLUDING_TAX, INCLUDING_TAX, TOTAL_WORDS } from './vocabulary.js';
+import { CARRIED_ROW, CONCEPTS, EXCLUDING_TAX, INCLUDING_TAX, TOTAL_WORDS } from './vocabulary.js';
 
 export interface Candidate {
   value: unknown;
@@ -238,6 +238,8 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
   const isText = isFreeText(spec);
   for (const m of matches) {
     if (spec.concept?.id === 'tax_amount' && namesQualifiedTotal(m)) continue;
+    // "Total carried forward 150.00": a running total between pages, not the document's.
+    if (spec.concept?.kind === 'money' && CARRIED_ROW.test(m.line.text.slice(m.start))) continue;
     // "Company No:", "Customer Nr.": the label names a number, not the name a free-text field holds.
     if (isText && CONTINUES_INTO_A_NUMBER.test(m.line.text.slice(m.end))) continue;
     const key = labelText(m.line.text.slice(m.start, m.end));

@@ -9,7 +9,7 @@ import type { Table, TableCell } from '../canonical/model.js';
 import { type CoerceContext, coerce } from './coerce.js';
 import { continueDescription, sectionItem } from './line-items.js';
 import { type FieldSpec, findLabelIn, labelText, labelTextSimilarity, labelsMayBeIn, matchLabelIn } from './schema-fields.js';
-import { TOTAL_ROW } from './vocabulary.js';
+import { CARRIED_ROW, TOTAL_ROW } from './vocabulary.js';
 
 export interface ItemCell {
   value: unknown;
@@ -139,6 +139,7 @@ function rowItems(page: DocPage, table: Table, mapping: Mapping, fromRow: number
     const row = rows[r]!;
     const firstText = row.find((c) => c && c.text.trim())?.text.trim() ?? '';
     if (!firstText) continue;
+    if (CARRIED_ROW.test(firstText) || CARRIED_ROW.test(labelText(firstText))) continue;
     if (TOTAL_ROW.test(labelText(firstText)) || TOTAL_ROW.test(firstText)) return false;
     const item: Item = {};
     let filled = 0;
@@ -228,6 +229,7 @@ export function lineItems(field: FieldSpec, lines: TextLine[], ctx: CoerceContex
     const order = numeric.filter((c) => found.some((f) => f.c === c)).sort((a, b) => found.find((f) => f.c === a)!.at - found.find((f) => f.c === b)!.at);
     for (let j = i + 1; j < lines.length && lines[j]!.page === lines[i]!.page; j++) {
       const line = lines[j]!;
+      if (CARRIED_ROW.test(line.text) || CARRIED_ROW.test(labelText(line.text))) continue;
       if (TOTAL_ROW.test(labelText(line.text))) return items;
       const numbers = [...line.text.matchAll(new RegExp(NUMBER_SOURCE, 'g'))].filter((m) => !/^[./-]\d/.test(line.text.slice(m.index! + m[0].length)));
       if (!numbers.length) continue;

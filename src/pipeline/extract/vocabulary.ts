@@ -298,5 +298,13 @@ export const COLUMN_CONCEPTS: Concept[] = [
   },
 ];
 
+/**
+ * Running totals where an item list breaks across pages ("Carried forward 30.00" at a page's foot,
+ * "Brought forward 30.00" at the next one's head, "Übertrag", "À reporter", "Suma y sigue",
+ * "Riporto", and "Report" alone before its amount): no item, skipped like a subtotal, and the list
+ * goes on after them. Tested on the row's text as printed and as label text ("c/f" is "c f").
+ */
+export const CARRIED_ROW = /^(?:(?:sub\s?)?total\s+)?(?:balance\s+)?(?:(?:carried|brought)\s*(?:forward|fwd|over)|[cb]\s?\/\s?f|[cb] f|[uü]e?bertrag|zwischen[uü]e?bertrag|(?:a|à)\s+reporter|report(?=\s*:|\s+[\d.,\s]+$)|suma\s+y\s+sigue|suma\s+anterior|riporto|a\s+riportare)(?![\p{L}\d])/iu;
+
 /** Labels that end a list of line items (totals below the table). */
 export const TOTAL_ROW = /^(?:sub\s?total|total|grand total|summe|gesamt|zwischensumme|total ht|total ttc|montant|totaal|subtotaal|razem|importe total|exclusief btw)\b/i;
