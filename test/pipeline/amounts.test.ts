@@ -156,3 +156,34 @@ describe('totals qualified by the tax they include or leave out', () => {
     expect(plus.extraction.data).toEqual({ subtotal: 1000, tax: 190, total: 1190 });
   });
 });
+
+describe('identifiers after a tax label are no tax amount', () => {
+  it('reads no tax amount from FlipkartInvoice\'s "Service tax #: … | Phone: 8756390642" or "VAT/TIN: 29670869006"', async () => {
+    const canonical = toCanonicalJson(await runCanonical(readData('invoice2data/compare/FlipkartInvoice.pdf')));
+    const properties = { issuer: { type: 'string' }, amount: { type: 'number' }, amount_untaxed: { type: 'number' }, amount_tax: { type: 'number' }, date: { type: 'string', format: 'date' }, invoice_number: { type: 'string' }, currency: { type: 'string' } };
+    const out = runExtraction(canonical, template({ type: 'object', properties }));
+    expect(out.extraction.data.amount).toBe(319);
+    expect([8756390642, 29670869006]).not.toContain(out.extraction.data.amount_tax);
+    // What is left is the item table's "Tax Total" (319.00 = 278.61 + 40.39), below the floor.
+    if (out.extraction.data.amount_tax !== undefined) expect(out.extraction.fields.amount_tax!.confidence).toBeLessThan(0.7);
+  });
+
+  it.each([
+    'Service tax #: AAACW8725FSD001 | Phone: 8756390642',
+    'VAT/TIN: 29670869006',
+    'VAT Reg. No.: 123 4567 89',
+    'Tax ID: 12-3456789',
+    'Tax registration 27AAACW8725F1ZJ',
+    'Tax: 8756390642',
+  ])('"%s" gives the tax amount nothing', (line) => {
+    const out = runExtraction(documentFromLines(['ACME Ltd', 'Invoice 1', line, 'Phone: 8756390642']), template({ type: 'object', properties: { tax: { type: 'number' } } }));
+    expect(out.extraction.data.tax).toBeUndefined();
+  });
+
+  it('still reads tax amounts', () => {
+    for (const [line, tax] of [['Tax: 40.39', 40.39], ['VAT 20% 200.00', 200], ['Tax (9%) Rs. 1,25,000.00', 125000], ['GST 6% 4.13', 4.13]] as const) {
+      const out = runExtraction(documentFromLines(['ACME Ltd', 'Invoice 1', line]), template({ type: 'object', properties: { tax: { type: 'number' } } }));
+      expect(out.extraction.data.tax, line).toBe(tax);
+    }
+  });
+});

@@ -38,6 +38,9 @@ const PHONE = /(?:\+|00)?\(?\d[\d\s().\-/]{5,18}\d/;
 const TRUE = /^(?:yes|y|true|ja|oui|si|sí|x|✓|✔|1)$/i;
 const FALSE = /^(?:no|n|false|nein|non|0)$/i;
 
+/** A phone label before a number: what follows is a phone number. */
+const PHONE_LABEL = /\b(?:phone|ph|tel|telephone|telefon|fax|mobile|mob|cell|hp|contact)(?:\s*(?:no|nr|number))?\.?\s*[:#.]?\s*$/i;
+
 /** Where a typed value may start: within this many characters after the label. */
 const NEAR = 40;
 
@@ -66,6 +69,9 @@ function numeric(spec: FieldSpec, text: string, ctx: CoerceContext, integer: boo
     if (/^[./-]\d/.test(after) || /^\d/.test(after)) continue;
     if (kind !== 'percent' && /^\s?%/.test(after)) continue;
     if (kind === 'money' && /^\s?(?:x|×|night|nights|pcs|stk|qty)\b/i.test(after)) continue;
+    // No amount: a number inside a code ("AAACW8725FSD001"), one after a phone label, or a long
+    // run of digits without a separator, shaped like a phone or account number ("8756390642").
+    if (kind === 'money' && (/\p{L}$/u.test(text.slice(0, m.index)) && /^\p{L}/u.test(after) || PHONE_LABEL.test(text.slice(0, m.index)) || /^[-\u2212]?\s?\d{10,}$/.test(m[0].trim()))) continue;
     const parsed = parseNumber(m[0]);
     if (parsed === null) continue;
     // "(450.00)": a bracketed amount is negative.

@@ -209,6 +209,14 @@ const CONTINUES_INTO_A_NUMBER = new RegExp(String.raw`^[\s.]*${NUMBER_WORD}\b`, 
 /** A key that ends naming a number: "Company Reg. No.", "Customer ID", "Order #". */
 const ENDS_NAMING_A_NUMBER = new RegExp(String.raw`\b${NUMBER_WORD}\.?\s*[:#]?\s*$|#\s*:?\s*$`, 'i');
 
+// Words naming an identifier right after an amount's label: "Service tax #", "VAT/TIN", "Tax Reg.
+// No.", "VAT ID", "Tax registration": a registration number follows, never an amount.
+const ID_WORD = String.raw`(?:#|(?:${NUMBER_WORD}|ident\w*|regd|registration|tin|gstin|vatin|uid)(?![\p{L}\d]))`;
+const CONTINUES_INTO_AN_ID = new RegExp(String.raw`^[\s.]*(?:/\s*)?${ID_WORD}`, 'iu');
+/** A key or cell naming an identifier ("VAT/TIN", "Service tax #", "Tax ID"): it holds no amount. */
+const NAMES_AN_ID = new RegExp(String.raw`(?:^|[\s/(.])${ID_WORD}`, 'iu');
+const isAmount = (spec: FieldSpec) => spec.concept?.kind === 'money';
+
 /**
  * A field of free text (a name, an address, a description), where a number labelled as such is
  * never the value. A field whose own name names a number ("po_number", "member_id") holds one.
@@ -240,6 +248,8 @@ export function labelCandidates(spec: FieldSpec, ctx: ScalarContext, matches: La
     if (spec.concept?.id === 'tax_amount' && namesQualifiedTotal(m)) continue;
     // "Total carried forward 150.00": a running total between pages, not the document's.
     if (spec.concept?.kind === 'money' && CARRIED_ROW.test(m.line.text.slice(m.start))) continue;
+    // "Service tax #:", "VAT/TIN:": the label names a registration number, not an amount.
+    if (isAmount(spec) && CONTINUES_INTO_AN_ID.test(m.line.text.slice(m.end))) continue;
     // "Company No:", "Customer Nr.": the label names a number, not the name a free-text field holds.
     if (isText && CONTINUES_INTO_A_NUMBER.test(m.line.text.slice(m.end))) continue;
     const key = labelText(m.line.text.slice(m.start, m.end));
@@ -314,6 +324,7 @@ export function keyValueCandidates(spec: FieldSpec, ctx: ScalarContext): Candida
     const sim = keySimilarity(spec, key);
     if (sim < 0.6 || keyOfOtherEvent(spec, kv.key, key)) continue;
     if (isText && ENDS_NAMING_A_NUMBER.test(kv.key)) continue;
+    if (isAmount(spec) && NAMES_AN_ID.test(kv.key)) continue;
     const c = coerce(spec, kv.value, spec.concept?.id === 'tax_id' ? withLabelCountry(ctx, kv.key).coerce : ctx.coerce);
     if (!c) continue;
     const line = ctx.lines.find((l) => l.page === page.page_number && l.bbox[1] <= kv.value_bbox[3] && l.bbox[3] >= kv.value_bbox[1] && l.text.includes(kv.value.slice(c.start, c.end)));
@@ -337,7 +348,7 @@ export function tableCandidates(spec: FieldSpec, ctx: ScalarContext): Candidate[
   const out: Candidate[] = [];
   for (const { page, table, cell, key } of ctx.labelCells) {
     const sim = keySimilarity(spec, key);
-    if (sim < 0.7 || keyOfOtherEvent(spec, cell.text, key)) continue;
+    if (sim < 0.7 || keyOfOtherEvent(spec, cell.text, key) || (isAmount(spec) && NAMES_AN_ID.test(cell.text))) continue;
     // In a header row ("Hotel Details | Check In | Check Out | Rooms" over their values) the next cell is another caption.
     const right = headerRow(table, cell.row) ? undefined : table.cells.find((c) => c.row === cell.row && c.col === cell.col + cell.col_span);
     // A label heading a column of several values (an item table's "Total") names no single value.
