@@ -187,3 +187,20 @@ describe('identifiers after a tax label are no tax amount', () => {
     }
   });
 });
+
+describe('counts and payments around a receipt total', () => {
+  const TOTAL = template({ type: 'object', properties: { total: { type: 'number' } } });
+
+  it('takes no count after a total\'s label ("TOTAL QUANTITY(S): 3", "Total Items 4") for the total', () => {
+    const out = runExtraction(documentFromLines(['BOOKCENTRE SDN BHD', 'SUB-TOTAL 62.00', 'TOTAL ITEM(S): 3', 'TOTAL QUANTITY(S): 3', 'TOTAL INCL GST RM 62.00']), TOTAL);
+    expect(out.extraction.data.total).toBe(62);
+    const counts = runExtraction(documentFromLines(['ACME Ltd', 'Invoice 1', 'Total Items: 4', 'Total Qty: 12']), TOTAL);
+    expect(counts.extraction.data.total).toBeUndefined();
+  });
+
+  it('reads a payment printed as a deduction ("Cash -50.00") as the amount tendered, confirming the total', () => {
+    const out = runExtraction(documentFromLines(['POPULAR BOOK CO. (M) SDN BHD', 'T R RING 2.65', 'PB SHEET 7.00', 'Total RM Incl. of GST 9.65', 'Cash -50.00 CHANGE 40.35', 'GST Summary 9.10 0.55']), TOTAL);
+    expect(out.extraction.data.total).toBe(9.65);
+    expect(out.extraction.fields.total!.confidence).toBeGreaterThanOrEqual(0.85);
+  });
+});

@@ -42,12 +42,14 @@ function paid(ctx: ScalarContext): Paid | null {
   // Cheap test first: most documents have no payment lines at all.
   if (!ctx.lines.some((l) => /\b(?:cash|change|tender|paid|payment|credit|visa|tunai|baki)\b/i.test(l.text))) return null;
   const read = ownLabelReader(TENDER_SCHEMA, ctx, true);
-  const amount = (c: Candidate) => typeof c.value === 'number' && c.value >= 0;
+  // A payment is often printed as a deduction ("Cash -50.00"): its size is what was tendered.
+  const amount = (c: Candidate) => typeof c.value === 'number';
   const tendered = read(0, amount);
   if (!tendered) return null;
   const change = read(1, amount);
-  const t = tendered.value as number;
-  if (change && (change.value as number) < t) return { amount: Math.round((t - (change.value as number)) * 100) / 100, order: tendered.order, withChange: true, exact: change.value === 0 };
+  const t = Math.abs(tendered.value as number);
+  const back = change ? Math.abs(change.value as number) : null;
+  if (back !== null && back < t) return { amount: Math.round((t - back) * 100) / 100, order: tendered.order, withChange: true, exact: back === 0 };
   return { amount: t, order: tendered.order, withChange: false, exact: false };
 }
 

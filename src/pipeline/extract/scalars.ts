@@ -209,9 +209,10 @@ const CONTINUES_INTO_A_NUMBER = new RegExp(String.raw`^[\s.]*${NUMBER_WORD}\b`, 
 /** A key that ends naming a number: "Company Reg. No.", "Customer ID", "Order #". */
 const ENDS_NAMING_A_NUMBER = new RegExp(String.raw`\b${NUMBER_WORD}\.?\s*[:#]?\s*$|#\s*:?\s*$`, 'i');
 
-// Words naming an identifier right after an amount's label: "Service tax #", "VAT/TIN", "Tax Reg.
-// No.", "VAT ID", "Tax registration": a registration number follows, never an amount.
-const ID_WORD = String.raw`(?:#|(?:${NUMBER_WORD}|ident\w*|regd|registration|tin|gstin|vatin|uid)(?![\p{L}\d]))`;
+// Words naming an identifier or a count right after an amount's label: "Service tax #", "VAT/TIN",
+// "Tax Reg. No.", "VAT ID", "Tax registration", "Total Quantity(s)", "Total Items": a registration
+// number or a count follows, never an amount.
+const ID_WORD = String.raw`(?:#|(?:${NUMBER_WORD}|ident\w*|regd|registration|tin|gstin|vatin|uid|qty|quantity|quantities|items?|pcs|pieces|count|anzahl|menge)(?![\p{L}\d]))`;
 const CONTINUES_INTO_AN_ID = new RegExp(String.raw`^[\s.]*(?:/\s*)?${ID_WORD}`, 'iu');
 /** A key or cell naming an identifier ("VAT/TIN", "Service tax #", "Tax ID"): it holds no amount. */
 const NAMES_AN_ID = new RegExp(String.raw`(?:^|[\s/(.])${ID_WORD}`, 'iu');
