@@ -8,7 +8,7 @@ import sharp from 'sharp';
  * A text page: one line per entry from the top. With `columns` (x positions in points), a line's
  * cells separated by tabs are set at those positions, as an unruled table prints them.
  */
-export type PdfPageSpec = { text: string[]; columns?: number[] } | { scan: string | Buffer; dpi: number; hiddenText?: string[] };
+export type PdfPageSpec = { text: string[]; columns?: number[] } | { scan: string | Buffer; dpi: number; hiddenText?: string[] } | { drawing: string };
 
 const esc = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`);
 
@@ -20,7 +20,11 @@ export async function buildPdf(pages: PdfPageSpec[]): Promise<Buffer> {
   add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
   const kids: number[] = [];
   for (const spec of pages) {
-    if ('text' in spec) {
+    if ('drawing' in spec) {
+      // A letter page of vector graphics only: the content stream's operators as given.
+      add(`<< /Length ${Buffer.byteLength(spec.drawing)} >>\nstream\n${spec.drawing}\nendstream`);
+      add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${objects.length} 0 R >>`);
+    } else if ('text' in spec) {
       const xs = spec.columns ?? [72];
       const ops = spec.text.flatMap((line, i) => line.split('\t').map((cell, k) => `BT /F1 12 Tf ${xs[k] ?? xs[xs.length - 1]!} ${720 - i * 18} Td (${esc(cell)}) Tj ET`)).join('\n');
       add(`<< /Length ${Buffer.byteLength(ops)} >>\nstream\n${ops}\nendstream`);

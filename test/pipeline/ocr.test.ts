@@ -26,6 +26,7 @@ import { bandsOf } from '../../src/pipeline/ocr/tesseract/bands.js';
 import { TesseractNative } from '../../src/pipeline/ocr/tesseract/tesseract-native.js';
 import { BAND_PIXELS, TesseractWasm } from '../../src/pipeline/ocr/tesseract/tesseract-wasm.js';
 import { parseTsv } from '../../src/pipeline/ocr/tesseract/tsv.js';
+import { buildPdf } from '../helpers/mixed-pdf.js';
 import type { OcrLine, OcrPage, PixelPage, RasterImage } from '../../src/pipeline/ocr/types.js';
 
 const SLOW = 180_000;
@@ -322,6 +323,17 @@ describe.runIf(dataAvailable())('OCR on real scans', () => {
       } finally {
         await wasm.close();
       }
+    },
+    SLOW,
+  );
+
+  it(
+    'leaves a page without any text line upright: a page of drawings is not turned a quarter',
+    async () => {
+      const pdf = await buildPdf([{ drawing: '0 0 0 rg 100 100 200 200 re f' }]);
+      const doc = await runCanonical(pdf, { ocr: { pageTimeoutMs: 170_000 } });
+      expect(doc.ocr?.pages[0]?.preprocessing.rotation_degrees).toBe(0);
+      expect([doc.pages[0]!.width, doc.pages[0]!.height]).toEqual([612, 792]);
     },
     SLOW,
   );

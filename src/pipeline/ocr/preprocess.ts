@@ -111,7 +111,9 @@ export async function preprocess(page: RasterImage, policy: PreprocessingPolicy,
       const vertical = findSkew(rx, ry, extent, maxSkew);
       // The text detector tells line direction reliably; the profile alone is fooled by
       // monospaced receipts, whose character columns line up as sharply as their rows.
-      const detected = models ? linesAreVertical(await models.lineBoxes(small)) : undefined;
+      const boxes = models ? await models.lineBoxes(small) : undefined;
+      // No text line at all (a page of drawings, a filled box): nothing to turn upright by.
+      const detected = boxes ? (boxes.length ? linesAreVertical(boxes) : false) : undefined;
       const turn = detected ?? vertical.score > horizontal.score * 1.3;
       if (turn) {
         quarters = 1;
