@@ -5,6 +5,8 @@ import { PipelineError, parsePageRange, runCanonical, sniff } from '../../src/pi
 import { planPages } from '../../src/pipeline/ingest/page-plan.js';
 import { selectPages } from '../../src/pipeline/ingest/page-range.js';
 import { readData } from './data.js';
+import { deck, slide, sp } from './decks.js';
+import { unzipSync, zipSync } from 'fflate';
 
 const code = (fn: () => unknown) => {
   try {
@@ -32,6 +34,37 @@ describe('sniff', () => {
     expect(code(() => sniff(readData('pdf-realworld/pdfs/issue-948.zip')))).toBe('unsupported_format');
     const random = new Uint8Array(4096).map((_, i) => (i * 7919 + 13) % 251);
     expect(code(() => sniff(random))).toBe('unsupported_format');
+  });
+
+  it('trusts a definite signature over a PDF header in the payload', () => {
+    const pdf = pdfWithContent('BT /F1 12 Tf 72 700 Td (inside) Tj ET');
+    // A deck whose first entry is a PDF stored uncompressed: "%PDF-" within its first 1024 bytes.
+    const withPdf = zipSync({ 'embedded.pdf': [pdf, { level: 0 }], ...unzipSync(deck([slide(sp('Deck text'))])) });
+    expect(sniff(withPdf).format).toBe('pptx');
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('\0\0\0\x0ftEXtComment\0%PDF-1.4')]);
+    expect(sniff(png).format).toBe('png');
+    const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xfe, 0x00, 0x10]), Buffer.from('%PDF-1.4 comment')]);
+    expect(sniff(jpeg).format).toBe('jpeg');
+    expect(sniff(Buffer.from('Notes on the %PDF-1.7 header\nA PDF starts with it.\n')).format).toBe('text');
+  });
+
+  it('finds a presentation whose main part has another name, from its content types', () => {
+    const renamed = deck([slide(sp('Renamed main part'))], { main: 'ppt/deck.xml' });
+    expect(sniff(renamed).format).toBe('pptx');
+    return runCanonical(renamed).then((doc) => expect(doc.text).toContain('Renamed main part'));
+  });
+
+  it('calls a password-protected Office file encrypted, a legacy one unsupported', () => {
+    const cfb = (streams: string[]) => {
+      const b = Buffer.alloc(2048);
+      Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(b);
+      b.writeUInt16LE(9, 0x1e); // 512-byte sectors
+      b.writeUInt32LE(0, 0x30); // the directory starts at sector 0, after the header
+      ['Root Entry', ...streams].forEach((name, i) => b.write(name, 512 + i * 128, 'utf16le'));
+      return b;
+    };
+    expect(code(() => sniff(cfb(['EncryptionInfo', 'EncryptedPackage'])))).toBe('encrypted_document');
+    expect(code(() => sniff(cfb(['PowerPoint Document'])))).toBe('unsupported_format');
   });
 
   it('calls a zero-byte file empty', () => {

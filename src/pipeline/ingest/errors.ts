@@ -42,10 +42,12 @@ export const corruptDocument = (detail: string) =>
     `The file could not be read (${detail}). Re-export or re-download the original and upload it again.`,
   );
 
-export const encryptedDocument = () =>
+export const encryptedDocument = (kind: 'pdf' | 'office' = 'pdf') =>
   new PipelineError(
     'encrypted_document',
-    'The PDF is protected by a password. Remove the password (for example "Print to PDF" or qpdf --decrypt) and upload it again.',
+    kind === 'pdf'
+      ? 'The PDF is protected by a password. Remove the password (for example "Print to PDF" or qpdf --decrypt) and upload it again.'
+      : 'The Office file is protected by a password. Open it, save it without the password (File > Info > Protect > Encrypt with Password, cleared) and upload it again.',
   );
 
 export const emptyDocument = (detail: string) =>

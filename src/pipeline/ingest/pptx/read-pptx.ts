@@ -28,7 +28,9 @@ export interface PptxRead {
 
 export function readPptx(bytes: Uint8Array, options: { notesMode?: NotesMode; pageRange?: PageSpan[] }): PptxRead {
   const pkg = openPackage(bytes);
-  const presName = 'ppt/presentation.xml';
+  // The main part is what the package's root relationships name (ppt/presentation.xml by habit).
+  const main = [...pkg.rels('').values()].find((r) => r.type === `${REL}officeDocument`)?.target;
+  const presName = main && pkg.part(main) ? main : 'ppt/presentation.xml';
   const pres = pkg.part(presName)?.children[0];
   const rels = pkg.rels(presName);
   const slideParts = (child(pres, 'p:sldIdLst')?.children ?? [])
