@@ -32,7 +32,7 @@ export { settleAbandonedOcr } from './ingest/ocr-pages.js';
 export interface CanonicalOptions {
   /** "1-3,7" or already-parsed spans; 1-based, applies to PDF pages, slides, image frames and text pages. */
   pageRange?: string | PageSpan[];
-  /** Page cap (the tenant's pdf_max_pages), for PDF pages and image frames. */
+  /** Page cap (the tenant's pdf_max_pages), for every format: PDF pages, slides, image frames and text pages. */
   pdfMaxPages?: number;
   /** Over the cap: fail with page_cap_exceeded (default) or process the first pdfMaxPages pages. */
   pageCapPolicy?: PageCapPolicy;
@@ -69,12 +69,12 @@ export async function runCanonical(bytes: Uint8Array, options: CanonicalOptions 
         return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages) };
       }
       case 'pptx': {
-        const read = readPptx(bytes, { notesMode: options.pptxNotesMode, pageRange });
+        const read = readPptx(bytes, { ...plan, notesMode: options.pptxNotesMode });
         options.onProgress?.(read.pages.length, read.pages.length);
         return { ...assemble(format, read.pageCount, read.pages), ocr: null, judge: sameReading(options, format, read.pageCount, read.pages) };
       }
       case 'text': {
-        const read = readText(bytes, pageRange);
+        const read = readText(bytes, plan);
         options.onProgress?.(read.pages.length, read.pages.length);
         return { ...assemble(format, read.pageCount, read.pages), ocr: null, judge: sameReading(options, format, read.pageCount, read.pages) };
       }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { type CanonicalDocument, runCanonical } from '../../src/pipeline/index.js';
 import { toGrid } from '../../bench/lib/table-score.js';
 import { readData, readDataJson, squash } from './data.js';
+import { deck, slide, sp } from './decks.js';
 
 interface TruthSlide {
   text_paragraphs: string[];
@@ -102,5 +103,22 @@ describe('PPTX speaker notes by pptx_notes_mode', () => {
   it('keeps line breaks of multi-line notes and renders them as a quote', async () => {
     const doc = await runCanonical(readData('docling/pptx/sources/powerpoint_sample.pptx'), { pptxNotesMode: 'margin' });
     expect(doc.markdown).toContain('> **Notes:** Final notes on the third slide.\n> Second line of notes.');
+  });
+});
+
+describe('PPTX page selection', () => {
+  const three = deck([slide(sp('Slide one')), slide(sp('Slide two')), slide(sp('Slide three'))]);
+  const failureOf = (p: Promise<unknown>) => p.then(() => 'no error', (e: unknown) => e);
+
+  it('applies the page cap to slides: fail, or the first slides with truncate', async () => {
+    expect(await failureOf(runCanonical(three, { pdfMaxPages: 2 }))).toMatchObject({ code: 'page_cap_exceeded', pageCount: 3 });
+    const doc = await runCanonical(three, { pdfMaxPages: 2, pageCapPolicy: 'truncate' });
+    expect(doc.pages.map((p) => p.page_number)).toEqual([1, 2]);
+    expect(doc.text).not.toContain('Slide three');
+  });
+
+  it('refuses a slide list that names one slide part again and again', async () => {
+    const repeated = deck([slide(sp('word '.repeat(1000)))], { order: [0, 0, 0, 0, 0] });
+    expect(await failureOf(runCanonical(repeated))).toMatchObject({ code: 'corrupt_document', message: expect.stringMatching(/more than once/) });
   });
 });

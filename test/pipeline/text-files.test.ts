@@ -1,6 +1,6 @@
 // Plain-text files: cost linear in their size, and the text as written.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Line } from '../../src/pipeline/index.js';
+import { type Line, PipelineError, runCanonical } from '../../src/pipeline/index.js';
 import { joinLines } from '../../src/pipeline/layout/lines.js';
 
 const line = (text: string): Line => ({ text, bbox: [0, 0, 1, 1], words: [] });
@@ -26,5 +26,24 @@ describe('joining lines', () => {
     const lines = Array.from({ length: 5_000 }, () => line('word'));
     expect(joinLines(lines)).toHaveLength(5_000 * 5 - 1);
     expect(examined).toBeLessThan(5_000 * 5 * 4);
+  });
+});
+
+describe('the page cap on text files', () => {
+  const threePages = Buffer.from('one\fpage two\fpage three\n');
+
+  it('fails a text of more form-feed pages than pdf_max_pages, or reads the first ones with truncate', async () => {
+    const err = await runCanonical(threePages, { pdfMaxPages: 2 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PipelineError);
+    expect(err).toMatchObject({ code: 'page_cap_exceeded', pageCount: 3 });
+    const doc = await runCanonical(threePages, { pdfMaxPages: 2, pageCapPolicy: 'truncate' });
+    expect(doc.page_count).toBe(3);
+    expect(doc.pages.map((p) => p.page_number)).toEqual([1, 2]);
+  });
+
+  it('does not make 100,001 pages of a file of form feeds', async () => {
+    const doc = await runCanonical(Buffer.from('a\f'.repeat(100_000)), { pdfMaxPages: 200, pageCapPolicy: 'truncate' });
+    expect(doc.page_count).toBe(100_001);
+    expect(doc.pages).toHaveLength(200);
   });
 });

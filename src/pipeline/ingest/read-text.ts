@@ -4,7 +4,7 @@
 // columns (tables) and "Label: value" pairs in text as it does in PDFs.
 import type { Word } from '../canonical/model.js';
 import { emptyDocument } from './errors.js';
-import { type PageSpan, selectPages } from './page-range.js';
+import { type PagePlanOptions, planPages } from './page-plan.js';
 import type { SourcePage } from './source-page.js';
 
 const ADVANCE = 6;
@@ -16,11 +16,12 @@ export interface TextRead {
   pages: SourcePage[];
 }
 
-export function readText(bytes: Uint8Array, pageRange?: PageSpan[]): TextRead {
+export function readText(bytes: Uint8Array, options: PagePlanOptions = {}): TextRead {
   const text = new TextDecoder('utf-8').decode(bytes).replace(/^\ufeff/, '').replace(/\r\n?/g, '\n');
   if (text.trim() === '') throw emptyDocument('the text file holds only whitespace');
   const rawPages = text.split('\f');
-  const pages = selectPages(pageRange, rawPages.length).map((i) => textPage(rawPages[i], i + 1));
+  // The page range and the page cap (pdf_max_pages) select pages as they select PDF pages.
+  const pages = planPages(rawPages.length, options).indexes.map((i) => textPage(rawPages[i]!, i + 1));
   return { pageCount: rawPages.length, pages };
 }
 

@@ -5,8 +5,8 @@
 import type { Block } from '../../canonical/model.js';
 import { findKeyValues } from '../../layout/key-values.js';
 import { union } from '../../layout/geometry.js';
-import { emptyDocument } from '../errors.js';
-import { type PageSpan, selectPages } from '../page-range.js';
+import { corruptDocument, emptyDocument } from '../errors.js';
+import { type PagePlanOptions, planPages } from '../page-plan.js';
 import type { SourcePage } from '../source-page.js';
 import { openPackage, type Package } from './package.js';
 import { EMU_PER_POINT } from './placeholders.js';
@@ -26,7 +26,7 @@ export interface PptxRead {
   pages: SourcePage[];
 }
 
-export function readPptx(bytes: Uint8Array, options: { notesMode?: NotesMode; pageRange?: PageSpan[] }): PptxRead {
+export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMode?: NotesMode }): PptxRead {
   const pkg = openPackage(bytes);
   // The main part is what the package's root relationships name (ppt/presentation.xml by habit).
   const main = [...pkg.rels('').values()].find((r) => r.type === `${REL}officeDocument`)?.target;
@@ -38,6 +38,11 @@ export function readPptx(bytes: Uint8Array, options: { notesMode?: NotesMode; pa
     .filter((r) => r !== undefined && r.type === `${REL}slide`)
     .map((r) => r!.target);
   if (slideParts.length === 0) throw emptyDocument('the presentation has no slides');
+  // Each slide of a deck is a part of its own (PowerPoint never lists one twice). A part listed
+  // again and again would be read, and its text output, once per listing: a 4 KB deck naming a
+  // 1.5 MB slide five times gave a 148 MB result. The XML budgets count parts, so this is refused.
+  const repeated = slideParts.find((name, i) => slideParts.indexOf(name) !== i);
+  if (repeated) throw corruptDocument(`the slide list names ${repeated} more than once`);
   const size = (tag: string, fallback: [number, number]) => {
     const n = child(pres, tag);
     return n ? [Number(n.attrs.cx) / EMU_PER_POINT || fallback[0], Number(n.attrs.cy) / EMU_PER_POINT || fallback[1]] : fallback;
@@ -46,7 +51,8 @@ export function readPptx(bytes: Uint8Array, options: { notesMode?: NotesMode; pa
   const [notesW, notesH] = size('p:notesSz', [540, 720]);
   const mode = options.notesMode ?? 'margin';
   const pages: SourcePage[] = [];
-  for (const i of selectPages(options.pageRange, slideParts.length)) {
+  // The page range and the page cap (pdf_max_pages) select slides as they select PDF pages.
+  for (const i of planPages(slideParts.length, options).indexes) {
     const slide = readSlide(pkg, slideParts[i], width, height);
     const notes = mode === 'off' ? '' : slide.notes;
     const page: SourcePage = { page_number: pages.length + 1, width, height, rotation: 0, source: 'pptx', blocks: slide.blocks, tables: slide.tables };
