@@ -117,6 +117,29 @@ describe('PPTX page selection', () => {
     expect(doc.text).not.toContain('Slide three');
   });
 
+  it('keeps each slide’s number under a page range, as PDF pages do', async () => {
+    const doc = await runCanonical(three, { pageRange: '3' });
+    expect(doc.page_count).toBe(3);
+    expect(doc.pages.map((p) => p.page_number)).toEqual([3]);
+    expect(doc.text).toContain('Slide three');
+  });
+
+  it('counts notes pages as pages of the document in pages mode (page_count, page numbers, page range)', async () => {
+    const noted = deck([slide(sp('Slide one')), slide(sp('Slide two')), slide(sp('Slide three'))], { notes: { 0: 'Notes one', 2: 'Notes three' } });
+    const all = await runCanonical(noted, { pptxNotesMode: 'pages' });
+    expect(all.page_count).toBe(5);
+    expect(all.pages.map((p) => p.page_number)).toEqual([1, 2, 3, 4, 5]);
+    const last = await runCanonical(noted, { pptxNotesMode: 'pages', pageRange: '4-5' });
+    expect(last.page_count).toBe(5);
+    expect(last.pages.map((p) => [p.page_number, p.blocks.map((b) => b.text).join(' ')])).toEqual([
+      [4, 'Slide three'],
+      [5, 'Notes three'],
+    ]);
+    const margin = await runCanonical(noted, { pptxNotesMode: 'margin', pageRange: '3' });
+    expect(margin.page_count).toBe(3);
+    expect(margin.pages.map((p) => p.page_number)).toEqual([3]);
+  });
+
   it('refuses a slide list that names one slide part again and again', async () => {
     const repeated = deck([slide(sp('word '.repeat(1000)))], { order: [0, 0, 0, 0, 0] });
     expect(await failureOf(runCanonical(repeated))).toMatchObject({ code: 'corrupt_document', message: expect.stringMatching(/more than once/) });

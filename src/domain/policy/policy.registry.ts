@@ -52,7 +52,7 @@ export const POLICY_REGISTRY = {
   review_warn_count_threshold: int(3, { minimum: 1 }, 'This many warn-severity validation failures on one job open a review (`warn_count`).'),
   rate_limit_per_minute: limit(int(1200, { minimum: 1 }, 'Requests the tenant may make in one 60-second window, across all its users and keys; over it the API answers 429.')),
   pdf_max_pages: limit(int(200, { minimum: 1 }, 'Page cap of one document: a job over it fails with `page_cap_exceeded` when all pages are selected; a narrower page_range fits it.')),
-  pptx_notes_mode: oneOf(['margin', 'pages', 'off'] as const, 'margin', 'Where presentation speaker notes go in the canonical output: beside the slide, as extra pages, or dropped.'),
+  pptx_notes_mode: oneOf(['margin', 'pages', 'off'] as const, 'margin', 'Where presentation speaker notes go in the canonical output: beside the slide, as extra pages, or dropped. With `pages`, a notes page is a page of the document after its slide: `page_count`, page numbers, `page_range` and the page cap count it like a slide.'),
   characterisation_enabled: bool(true, 'Characterise each document (kind, language, layout) before extraction.'),
   generic_entities_enabled: bool(true, 'Extract generic entities (people, organisations, dates, amounts, identifiers) alongside template fields.'),
   judge_mode_enabled: bool(false, 'A second, independent extraction votes on every field: the judge model endpoint when one is in effect (docs/models.md), otherwise the embedded extractor on each page\'s second reading (the other OCR engine for a scan, an OCR of the rendered page for a text-layer page). Off by default: without a judge model it OCRs every page, several seconds each.'),

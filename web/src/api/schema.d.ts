@@ -3561,7 +3561,7 @@ export interface operations {
                     /** @description Page cap of one document: a job over it fails with `page_cap_exceeded` when all pages are selected; a narrower page_range fits it. */
                     pdf_max_pages?: number | null;
                     /**
-                     * @description Where presentation speaker notes go in the canonical output: beside the slide, as extra pages, or dropped.
+                     * @description Where presentation speaker notes go in the canonical output: beside the slide, as extra pages, or dropped. With `pages`, a notes page is a page of the document after its slide: `page_count`, page numbers, `page_range` and the page cap count it like a slide.
                      * @enum {string|null}
                      */
                     pptx_notes_mode?: "margin" | "pages" | "off" | null;
@@ -6499,7 +6499,7 @@ export interface operations {
                     /** @description Page cap of one document: a job over it fails with `page_cap_exceeded` when all pages are selected; a narrower page_range fits it. */
                     pdf_max_pages?: number;
                     /**
-                     * @description Where presentation speaker notes go in the canonical output: beside the slide, as extra pages, or dropped.
+                     * @description Where presentation speaker notes go in the canonical output: beside the slide, as extra pages, or dropped. With `pages`, a notes page is a page of the document after its slide: `page_count`, page numbers, `page_range` and the page cap count it like a slide.
                      * @enum {string}
                      */
                     pptx_notes_mode?: "margin" | "pages" | "off";

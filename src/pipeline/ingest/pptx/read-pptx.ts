@@ -1,7 +1,8 @@
 // A PPTX → source pages, one per slide in presentation order (p:sldIdLst), with speaker notes
 // placed by `pptx_notes_mode`: `margin` adds a `notes` block in a virtual margin right of the
 // slide (x from the slide width to 4/3 of it), `pages` gives each slide's notes their own page
-// after it (sized like the notes page, p:notesSz), `off` leaves them out.
+// after it (sized like the notes page, p:notesSz), a page of the document like the slides, `off`
+// leaves them out.
 import type { Block } from '../../canonical/model.js';
 import { findKeyValues } from '../../layout/key-values.js';
 import { union } from '../../layout/geometry.js';
@@ -50,28 +51,43 @@ export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMo
   const [width, height] = size('p:sldSz', [720, 540]);
   const [notesW, notesH] = size('p:notesSz', [540, 720]);
   const mode = options.notesMode ?? 'margin';
+  // The document's pages: its slides, and in `pages` mode each slide's notes page after it. The
+  // page range and the page cap (pdf_max_pages) select among them as among PDF pages, and a page
+  // keeps its number in the whole document whatever the selection (page_count counts them all).
+  const sequence: { slide: number; notes?: string }[] = [];
+  slideParts.forEach((name, i) => {
+    sequence.push({ slide: i });
+    const notes = mode === 'pages' ? slideNotes(pkg, name) : '';
+    if (notes) sequence.push({ slide: i, notes });
+  });
   const pages: SourcePage[] = [];
-  // The page range and the page cap (pdf_max_pages) select slides as they select PDF pages.
-  for (const i of planPages(slideParts.length, options).indexes) {
-    const slide = readSlide(pkg, slideParts[i], width, height);
-    const notes = mode === 'off' ? '' : slide.notes;
-    const page: SourcePage = { page_number: pages.length + 1, width, height, rotation: 0, source: 'pptx', blocks: slide.blocks, tables: slide.tables };
-    if (notes && mode === 'margin') page.blocks!.push(notesBlock(notes, [width, 0, width + width / 3, height]));
+  for (const at of planPages(sequence.length, options).indexes) {
+    const { slide: i, notes } = sequence[at]!;
+    if (notes !== undefined) {
+      const blocks = [notesBlock(notes, [0, notesH / 2, notesW, notesH])];
+      pages.push({ page_number: at + 1, width: notesW, height: notesH, rotation: 0, source: 'pptx', blocks, tables: [], key_values: [] });
+      continue;
+    }
+    const slide = readSlide(pkg, slideParts[i]!, width, height);
+    const page: SourcePage = { page_number: at + 1, width, height, rotation: 0, source: 'pptx', blocks: slide.blocks, tables: slide.tables };
+    const margin = mode === 'margin' ? slideNotes(pkg, slideParts[i]!) : '';
+    if (margin) page.blocks!.push(notesBlock(margin, [width, 0, width + width / 3, height]));
     page.key_values = findKeyValues(page.blocks!.filter((b) => b.type !== 'table').flatMap((b) => b.lines));
     pages.push(page);
-    if (notes && mode === 'pages') {
-      const blocks = [notesBlock(notes, [0, notesH / 2, notesW, notesH])];
-      pages.push({ page_number: pages.length + 1, width: notesW, height: notesH, rotation: 0, source: 'pptx', blocks, tables: [], key_values: [] });
-    }
   }
-  return { pageCount: slideParts.length, pages };
+  return { pageCount: sequence.length, pages };
+}
+
+/** A slide's speaker notes ('' when it has none). */
+function slideNotes(pkg: Package, name: string): string {
+  const notesName = [...pkg.rels(name).values()].find((r) => r.type === `${REL}notesSlide`)?.target;
+  return notesName ? notesText(pkg, notesName) : '';
 }
 
 function readSlide(pkg: Package, name: string, width: number, height: number) {
   const rels = [...pkg.rels(name).values()];
   const layoutName = rels.find((r) => r.type === `${REL}slideLayout`)?.target;
   const masterName = layoutName ? [...pkg.rels(layoutName).values()].find((r) => r.type === `${REL}slideMaster`)?.target : undefined;
-  const notesName = rels.find((r) => r.type === `${REL}notesSlide`)?.target;
   const tree = path(pkg.part(name)?.children[0], 'p:cSld', 'p:spTree');
   const content = slideBlocks(readShapes(tree), {
     width,
@@ -79,7 +95,7 @@ function readSlide(pkg: Package, name: string, width: number, height: number) {
     layout: layoutName ? pkg.part(layoutName) : undefined,
     master: masterName ? pkg.part(masterName) : undefined,
   });
-  return { ...content, notes: notesName ? notesText(pkg, notesName) : '' };
+  return content;
 }
 
 /** The notes body placeholder's text; the slide image and number placeholders are not notes. */
