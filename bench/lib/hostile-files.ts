@@ -29,11 +29,14 @@ export function pdfWithTextOperators(operators: number): Uint8Array {
   return pdfWithContent(ops.join('\n'));
 }
 
-/** A one-page PDF (612×792, Helvetica as /F1) drawing `content`, a content stream. */
-export function pdfWithContent(content: string): Uint8Array {
+/**
+ * A one-page PDF (612×792, Helvetica as /F1) drawing `content`, a content stream. `count` is what
+ * its page tree claims (/Count): more than 1 makes a file whose other pages cannot be loaded.
+ */
+export function pdfWithContent(content: string, count = 1): Uint8Array {
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Pages /Kids [3 0 R] /Count ${count} >>`,
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
     `<< /Length ${Buffer.byteLength(content)} >>\nstream\n${content}\nendstream`,
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',

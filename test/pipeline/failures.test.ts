@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { type CanonicalOptions, PipelineError, runCanonical } from '../../src/pipeline/index.js';
 import { QuireError } from '../../src/lib/errors.js';
 import { readData } from './data.js';
+import { pdfWithContent } from '../../bench/lib/hostile-files.js';
 
 async function failure(bytes: Uint8Array, options: CanonicalOptions = {}): Promise<PipelineError> {
   try {
@@ -93,5 +94,29 @@ describe('pages without a text layer', () => {
     expect(doc.pages).toHaveLength(1);
     expect(doc.pages[0]).toMatchObject({ source: 'needs_ocr', blocks: [] });
     expect(doc.pages[0].width).toBeGreaterThan(100);
+  });
+});
+
+describe('pages the PDF parser cannot load', () => {
+  const onePage = (count: number) => pdfWithContent('BT /F1 12 Tf 72 700 Td (The one real page) Tj ET', count);
+
+  it('keeps them as failed pages, listed, and reads the others (a page tree claiming 5 pages of 1)', async () => {
+    const doc = await runCanonical(onePage(5), { ocr: {} });
+    expect(doc.page_count).toBe(5);
+    expect(doc.pages.map((p) => p.source)).toEqual(['text_layer', 'ocr_failed', 'ocr_failed', 'ocr_failed', 'ocr_failed']);
+    expect(doc.text).toContain('The one real page');
+    expect(doc.ocr?.failed_pages.map((f) => [f.page_number, f.reason])).toEqual([2, 3, 4, 5].map((n) => [n, 'page_unreadable']));
+  });
+
+  it('fails corrupt_document only when no page can be read', async () => {
+    const err = await failure(onePage(3), { ocr: {}, pageRange: '2-3' });
+    expect(err.code).toBe('corrupt_document');
+    expect(err.message).toMatch(/no page can be read/);
+  });
+
+  it('checks a page count over the cap against the pages that exist (/Count 1000000 on a file of one)', async () => {
+    const doc = await runCanonical(onePage(1_000_000), { pdfMaxPages: 200 });
+    expect(doc.page_count).toBe(1);
+    expect(doc.text).toContain('The one real page');
   });
 });

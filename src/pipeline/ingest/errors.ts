@@ -67,3 +67,15 @@ export const resourceLimit = (detail: string) =>
     'resource_limit',
     `The document needs more resources than Quire allows one document (${detail}). Split it into smaller files or send a page_range, then upload again.`,
   );
+
+/**
+ * A page the parser cannot load (a page tree entry that is missing or broken, a /Count larger
+ * than the tree). Not a failure of the document: the page is kept as a failed page with no text,
+ * and the run fails only when no page yields anything.
+ */
+export class PageUnreadable extends Error {
+  override readonly name = 'PageUnreadable';
+  constructor(readonly pageNumber: number) {
+    super(`page ${pageNumber} cannot be loaded from the PDF (its page tree entry is missing or broken)`);
+  }
+}

@@ -18,7 +18,7 @@ import {
   ocrPage,
   readOcrPolicy,
 } from '../ocr/index.js';
-import { PipelineError } from './errors.js';
+import { PageUnreadable, PipelineError, corruptDocument } from './errors.js';
 import { type PageLoopOptions, checkAborted } from './progress.js';
 import type { SourcePage } from './source-page.js';
 import type { RemoteOcrOptions } from '../ocr/remote/engine.js';
@@ -81,7 +81,7 @@ export interface OcrPageRecord extends Omit<OcrDecision, 'engine_used'> {
 
 export interface OcrFailedPage {
   page_number: number;
-  reason: 'time_limit' | 'engine_failed' | 'image_unreadable' | 'language_unavailable';
+  reason: 'time_limit' | 'engine_failed' | 'image_unreadable' | 'language_unavailable' | 'page_unreadable';
   message: string;
 }
 
@@ -225,7 +225,11 @@ export async function ocrSourcePages(
     }
     options.onProgress?.(++done, sources.length);
   }
-  if (report.failed_pages.length && !pages.some((p) => p.words?.length || p.blocks?.length)) throw ocrFailed(report.failed_pages);
+  if (report.failed_pages.length && !pages.some((p) => p.words?.length || p.blocks?.length)) {
+    // No page could even be loaded: the file is broken, not hard to read.
+    if (report.failed_pages.every((f) => f.reason === 'page_unreadable')) throw corruptDocument(`no page can be read: ${report.failed_pages[0]!.message}`);
+    throw ocrFailed(report.failed_pages);
+  }
   return { pages, judgePages: options.judge ? judgePages : null, report };
 }
 
@@ -349,6 +353,7 @@ function asFailedPage(pageNumber: number, err: unknown, limitMs: number): OcrFai
     const reason = err.code === 'ocr_language_unavailable' ? 'language_unavailable' : err.code === 'ocr_image_unreadable' ? 'image_unreadable' : 'engine_failed';
     return { page_number: pageNumber, reason, message: err.message };
   }
+  if (err instanceof PageUnreadable) return { page_number: pageNumber, reason: 'page_unreadable', message: err.message };
   if (err instanceof PipelineError) return null;
   // Anything else thrown while an engine read the page (a crashed inference, a killed process).
   return { page_number: pageNumber, reason: 'engine_failed', message: `the OCR engine failed: ${(err as Error)?.message ?? String(err)}` };

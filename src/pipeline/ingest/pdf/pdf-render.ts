@@ -1,7 +1,7 @@
 // PDF pages → pixels: PNG for the console's page view, raw RGB for OCR (300 dpi). PDFium renders
 // into an RGBA bitmap in wasm memory, with the page's /Rotate applied; sharp (libvips) encodes.
 import sharp from 'sharp';
-import { PipelineError } from '../errors.js';
+import { PageUnreadable, PipelineError, corruptDocument } from '../errors.js';
 import { openPdf, type PdfDocument } from './pdf-document.js';
 import { openPage } from './pdf-page.js';
 import type { Pdfium } from './pdfium.js';
@@ -29,7 +29,14 @@ export async function renderPdfPagePng(bytes: Uint8Array, pageNumber: number, dp
     if (!Number.isInteger(pageNumber) || pageNumber < 1 || pageNumber > doc.pageCount) {
       throw new PipelineError('invalid_page_range', `Page ${pageNumber} does not exist; the document has ${doc.pageCount} pages.`);
     }
-    const { data, width, height } = renderPdfPageRgb(doc, pageNumber - 1, dpi);
+    let raster: RgbRaster;
+    try {
+      raster = renderPdfPageRgb(doc, pageNumber - 1, dpi);
+    } catch (err) {
+      if (err instanceof PageUnreadable) throw corruptDocument(err.message);
+      throw err;
+    }
+    const { data, width, height } = raster;
     return await sharp(data, { raw: { width, height, channels: 3 } })
       .rotate((quarterTurns % 4) * 90)
       .png({ compressionLevel: 6 })
@@ -39,11 +46,11 @@ export async function renderPdfPagePng(bytes: Uint8Array, pageNumber: number, dp
   }
 }
 
-/** One page of an open document as RGB pixels at `dpi` (OCR reads these). */
+/** One page of an open document as RGB pixels at `dpi` (OCR reads these); PageUnreadable when PDFium cannot load it. */
 export function renderPdfPageRgb(doc: PdfDocument, index: number, dpi: number): RgbRaster {
   if (!(dpi > 0 && dpi <= 1200)) throw new RangeError(`dpi must be between 1 and 1200, got ${dpi}`);
   const page = openPage(doc, index);
-  if (!page) throw new PipelineError('corrupt_document', `Page ${index + 1} cannot be read. Re-export the PDF and upload it again.`);
+  if (!page) throw new PageUnreadable(index + 1);
   try {
     let w = Math.max(1, Math.round((page.width * dpi) / 72));
     let h = Math.max(1, Math.round((page.height * dpi) / 72));

@@ -19,6 +19,8 @@ export interface PdfiumRaw {
   FPDF_GetLastError(): number;
   FPDF_GetPageCount(doc: number): number;
   FPDF_LoadPage(doc: number, index: number): number;
+  /** Finds the page's dictionary and reads its size, without parsing its content: 1 when the page exists. */
+  FPDF_GetPageSizeByIndexF(doc: number, index: number, sizeF: number): number;
   FPDF_ClosePage(page: number): void;
   FPDF_GetPageWidthF(page: number): number;
   FPDF_GetPageHeightF(page: number): number;
