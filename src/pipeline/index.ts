@@ -2,10 +2,9 @@
 // queue here; the job worker calls runCanonical (in a worker thread) and stores the results.
 import { assemble } from './canonical/assemble.js';
 import type { CanonicalDocument, DocumentFormat } from './canonical/model.js';
-import { PipelineError, corruptDocument, isPipelineError } from './ingest/errors.js';
+import { asPipelineError } from './ingest/failure.js';
 import { type PageSpan, parsePageRange } from './ingest/page-range.js';
 import type { PageCapPolicy } from './ingest/page-plan.js';
-import { discardPdfium } from './ingest/pdf/pdfium.js';
 import { imageFrameRgb } from './ingest/image-frames.js';
 import { OCR_RENDER_DPI, type OcrReport, type OcrStageOptions, type PageRaster, ocrSourcePages } from './ingest/ocr-pages.js';
 import { openPdf } from './ingest/pdf/pdf-document.js';
@@ -134,19 +133,4 @@ async function imageRaster(bytes: Uint8Array, page: SourcePage): Promise<PageRas
   const frame = await imageFrameRgb(bytes, page.page_number - 1);
   const k = 72 / (frame.density ?? 72);
   return { data: frame.data, width: frame.width, height: frame.height, channels: 3, pageWidthPt: frame.width * k, pageHeightPt: frame.height * k, ...(frame.density ? { dpi: frame.density } : {}) };
-}
-
-/**
- * A WebAssembly trap inside PDFium means the file drove the parser somewhere it should not go:
- * that is a broken file, not a bug of ours. Anything else unexpected is internal.
- */
-function asPipelineError(err: unknown): PipelineError {
-  if (isPipelineError(err)) return err;
-  if (err instanceof WebAssembly.RuntimeError) {
-    discardPdfium();
-    return corruptDocument(`the PDF parser stopped: ${err.message}`);
-  }
-  const failure = new PipelineError('internal_error', 'Quire failed while reading this document. Retry it; if it fails again, report the job id.');
-  (failure as Error).cause = err;
-  return failure;
 }

@@ -5,6 +5,8 @@ import { type CanonicalOptions, PipelineError, runCanonical } from '../../src/pi
 import { QuireError } from '../../src/lib/errors.js';
 import { readData } from './data.js';
 import { pdfWithContent } from '../../bench/lib/hostile-files.js';
+import { asPipelineError } from '../../src/pipeline/ingest/failure.js';
+import { PDFIUM_MEMORY_LIMIT } from '../../src/pipeline/ingest/pdf/pdfium.js';
 
 async function failure(bytes: Uint8Array, options: CanonicalOptions = {}): Promise<PipelineError> {
   try {
@@ -118,5 +120,22 @@ describe('pages the PDF parser cannot load', () => {
     const doc = await runCanonical(onePage(1_000_000), { pdfMaxPages: 200 });
     expect(doc.page_count).toBe(1);
     expect(doc.text).toContain('The one real page');
+  });
+});
+
+describe('the PDF parser stopping', () => {
+  // A 4 KB PDF of form XObjects nested 6 deep, 10 to a level, grows PDFium's memory to its 2 GB
+  // and aborts (9 s and 2 GB, too heavy to run here): the trap with the memory at its limit.
+  const abort = () => new WebAssembly.RuntimeError('Aborted(native code called abort())');
+
+  it('calls an abort with its memory at the limit resource_limit, not a corrupt file', () => {
+    const err = asPipelineError(abort(), PDFIUM_MEMORY_LIMIT);
+    expect(err.code).toBe('resource_limit');
+    expect(err.message).toMatch(/ran out of its 2 GB of memory/);
+    expect(err.message).not.toMatch(/Re-export/);
+  });
+
+  it('still calls a trap far from the limit a corrupt file', () => {
+    expect(asPipelineError(abort(), 64 * 1024 * 1024).code).toBe('corrupt_document');
   });
 });

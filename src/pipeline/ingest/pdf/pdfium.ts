@@ -67,6 +67,17 @@ export interface Pdfium {
 }
 
 let loading: Promise<Pdfium> | undefined;
+/** The instance last loaded, to tell after a trap how far its memory had grown. */
+let latest: Pdfium | undefined;
+
+/**
+ * The most wasm memory PDFium's build may grow to (2 GiB). A trap with the memory near it is
+ * PDFium running out (a malloc that fails calls abort()), not a malformed file.
+ */
+export const PDFIUM_MEMORY_LIMIT = 2 * 1024 * 1024 * 1024;
+
+/** Bytes of wasm memory the last loaded PDFium instance holds (0 before any loaded). */
+export const pdfiumMemoryBytes = (): number => latest?.heapU8().length ?? 0;
 
 export function loadPdfium(): Promise<Pdfium> {
   loading ??= initPdfium().catch((err: unknown) => {
@@ -82,6 +93,7 @@ export function loadPdfium(): Promise<Pdfium> {
  */
 export function discardPdfium(): void {
   loading = undefined;
+  latest = undefined;
 }
 
 async function initPdfium(): Promise<Pdfium> {
@@ -93,7 +105,7 @@ async function initPdfium(): Promise<Pdfium> {
   const raw = module.pdfium.wasmExports as unknown as PdfiumRaw;
   const em = module.pdfium as unknown as Record<'HEAPF32' | 'HEAPF64' | 'HEAP32' | 'HEAPU8', ArrayBufferView>;
   // The heap views are replaced when wasm memory grows, so they are read afresh on every use.
-  return {
+  return (latest = {
     module,
     raw,
     scratch: raw.malloc(128),
@@ -101,5 +113,5 @@ async function initPdfium(): Promise<Pdfium> {
     heapF64: () => em.HEAPF64 as Float64Array,
     heap32: () => em.HEAP32 as Int32Array,
     heapU8: () => em.HEAPU8 as Uint8Array,
-  };
+  });
 }
