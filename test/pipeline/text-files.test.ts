@@ -47,3 +47,14 @@ describe('the page cap on text files', () => {
     expect(doc.pages).toHaveLength(200);
   });
 });
+
+describe('right-to-left text in text files', () => {
+  it('keeps the words of Hebrew and Arabic lines in the order written', async () => {
+    const doc = await runCanonical(Buffer.from('שלום עולם טוב מאוד\n\nمرحبا بالعالم الجميل\n\nTotal 12.50\n'));
+    expect(doc.text).toContain('שלום עולם טוב מאוד');
+    expect(doc.text).toContain('مرحبا بالعالم الجميل');
+    expect(doc.text).toContain('Total 12.50');
+    // Placed as shown: right-aligned words of a right-to-left line stay within the page.
+    for (const w of doc.pages[0]!.blocks.flatMap((b) => b.lines.flatMap((l) => l.words))) expect(w.bbox[0]).toBeGreaterThanOrEqual(0);
+  });
+});

@@ -3,6 +3,7 @@
 // lines, half-inch margins) so the same layout code finds paragraphs (blank lines), aligned
 // columns (tables) and "Label: value" pairs in text as it does in PDFs.
 import type { Word } from '../canonical/model.js';
+import { readsRightToLeft } from '../layout/lines.js';
 import { emptyDocument } from './errors.js';
 import { type PagePlanOptions, planPages } from './page-plan.js';
 import type { SourcePage } from './source-page.js';
@@ -32,11 +33,19 @@ function textPage(content: string, pageNumber: number): SourcePage {
   lines.forEach((line, row) => {
     const expanded = line.replace(/\t/g, '    ');
     longest = Math.max(longest, expanded.length);
+    const lineWords: Word[] = [];
     for (const m of expanded.matchAll(/\S+/g)) {
       const x0 = MARGIN + (m.index ?? 0) * ADVANCE;
       const y0 = MARGIN + row * LEADING;
-      words.push({ text: m[0], bbox: [x0, y0, x0 + m[0].length * ADVANCE, y0 + LEADING * 0.9], confidence: 1, fontSize: LEADING * 0.9 });
+      lineWords.push({ text: m[0], bbox: [x0, y0, x0 + m[0].length * ADVANCE, y0 + LEADING * 0.9], confidence: 1, fontSize: LEADING * 0.9 });
     }
+    // A text file holds characters in logical order; a right-to-left line is shown from the right
+    // edge, so its words are placed mirrored, as a PDF draws them, and layout reads them back in order.
+    if (readsRightToLeft(lineWords)) {
+      const right = 2 * MARGIN + expanded.length * ADVANCE;
+      for (const w of lineWords) w.bbox = [right - w.bbox[2], w.bbox[1], right - w.bbox[0], w.bbox[3]];
+    }
+    words.push(...lineWords);
   });
   return {
     page_number: pageNumber,

@@ -17,7 +17,7 @@ export function piecesToLines(pieces: readonly Word[][]): Line[] {
   }
   return merged.map(({ words, bbox }) => {
     // Lines mostly in a right-to-left script read from the right edge.
-    const rtl = rtlShare(words) > 0.5;
+    const rtl = readsRightToLeft(words);
     words.sort((a, b) => (rtl ? b.bbox[2] - a.bbox[2] : a.bbox[0] - b.bbox[0]));
     return { text: words.map((w) => w.text).join(' '), bbox, words };
   });
@@ -30,6 +30,8 @@ const ANY_RTL = new RegExp(`[${RTL_LETTERS}]`, 'u');
 /** Whether a text holds a right-to-left letter; a single character below U+0590 never is one. */
 export const isRtl = (text: string) => !(text.length === 1 && text.charCodeAt(0) < 0x0590) && ANY_RTL.test(text);
 const LETTER = /\p{L}/gu;
+/** A line read from its right edge: most of its letters are right-to-left ones. */
+export const readsRightToLeft = (words: readonly Word[]) => rtlShare(words) > 0.5;
 function rtlShare(words: readonly Word[]): number {
   // Without a right-to-left letter the share is 0, whatever the count of letters.
   if (!words.some((w) => isRtl(w.text))) return 0;
