@@ -553,3 +553,15 @@ describe.runIf(dataAvailable())('OCR on real scans', () => {
     SLOW,
   );
 });
+
+describe('preprocessing of extreme aspect ratios', () => {
+  it('never scales a side to 0 pixels (a 30000×10 strip analysed at 1400 pixels long)', async () => {
+    const [width, height] = [30_000, 10];
+    const data = Buffer.alloc(width * height * 3, 255);
+    // Dark dashes along the strip, so there is ink to find and measure.
+    for (let x = 0; x < width; x++) if (x % 40 < 20) for (let y = 3; y < 7; y++) data.fill(0, (y * width + x) * 3, (y * width + x) * 3 + 3);
+    const prepared = await preprocess({ data, width, height, channels: 3 }, readOcrPolicy({}).preprocessing);
+    expect(prepared.tesseract.height).toBeGreaterThan(0);
+    expect(prepared.paddle.height).toBeGreaterThan(0);
+  });
+});

@@ -90,7 +90,7 @@ export async function preprocess(page: RasterImage, policy: PreprocessingPolicy,
   const scale = Math.min(1, ANALYSIS_SIDE / Math.max(gray.width, gray.height));
   const small =
     scale < 1
-      ? await rawGray(sharp(gray.data, { raw: { width: gray.width, height: gray.height, channels: 1 } }).resize(Math.round(gray.width * scale), Math.round(gray.height * scale), { kernel: 'linear' }))
+      ? await rawGray(sharp(gray.data, { raw: { width: gray.width, height: gray.height, channels: 1 } }).resize(side(gray.width * scale), side(gray.height * scale), { kernel: 'linear' }))
       : gray;
   const { xs, ys } = inkPoints(small, otsu(small.data));
   const extent = Math.max(small.width, small.height);
@@ -198,10 +198,16 @@ async function extract(r: RasterImage, [left, top, width, height]: PixelRect): P
   return rawOf(sharp(r.data, { raw: { width: r.width, height: r.height, channels: r.channels } }).extract({ left, top, width, height }), r.channels);
 }
 
+/**
+ * A scaled side in whole pixels, never 0: a 30000×10 strip brought to 1400 pixels long is 0.47
+ * pixels high, and sharp refuses a height of 0.
+ */
+const side = (length: number, round: (n: number) => number = Math.round) => Math.max(1, round(length));
+
 /** Scaled by `factor`, rounding down when reducing so that the pixel budget holds. */
 async function scaled(r: RasterImage, factor: number, kernel: 'linear' | 'lanczos3'): Promise<RasterImage> {
-  const size = factor < 1 ? Math.floor : Math.round;
-  return rawOf(sharp(r.data, { raw: { width: r.width, height: r.height, channels: r.channels } }).resize(size(r.width * factor), size(r.height * factor), { kernel }), r.channels);
+  const round = factor < 1 ? Math.floor : Math.round;
+  return rawOf(sharp(r.data, { raw: { width: r.width, height: r.height, channels: r.channels } }).resize(side(r.width * factor, round), side(r.height * factor, round), { kernel }), r.channels);
 }
 
 async function rotateQuarters(r: RasterImage, q: 1 | 2 | 3): Promise<RasterImage> {
