@@ -145,3 +145,17 @@ describe('PPTX page selection', () => {
     expect(await failureOf(runCanonical(repeated))).toMatchObject({ code: 'corrupt_document', message: expect.stringMatching(/more than once/) });
   });
 });
+
+describe('PPTX text encodings', () => {
+  it('decodes numeric character references', async () => {
+    const doc = await runCanonical(deck([slide(sp('&#169; 2024 Acme &#x2014; caf&#233; &amp;#169;'))]));
+    expect(doc.text).toContain('© 2024 Acme — café &#169;');
+  });
+
+  it('decodes a slide in the encoding its XML declaration or byte-order mark names', async () => {
+    const latin1 = Buffer.from(slide(sp('Café crème 100 EUR'), '<?xml version="1.0" encoding="ISO-8859-1" standalone="yes"?>'), 'latin1');
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(slide(sp('Grüße in UTF-16'), '<?xml version="1.0" encoding="UTF-16"?>'), 'utf16le')]);
+    const doc = await runCanonical(deck(['', ''], { slideBytes: { 0: latin1, 1: utf16 } }));
+    expect(doc.pages.map((p) => p.blocks.map((b) => b.text).join(' '))).toEqual(['Café crème 100 EUR', 'Grüße in UTF-16']);
+  });
+});

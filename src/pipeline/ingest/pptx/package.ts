@@ -3,7 +3,7 @@
 // the declared sizes are checked before anything is inflated, the inflated sizes after.
 import { unzipSync } from 'fflate';
 import { corruptDocument, resourceLimit } from '../errors.js';
-import { type XNode, childrenOf, parseXml } from './xml.js';
+import { type XNode, childrenOf, decodeXml, parseXml } from './xml.js';
 
 /** Uncompressed XML of one part; real slides are tens of KB, a dense 1,000-row table a few MB. */
 export const MAX_PART_XML_BYTES = 8 * 1024 * 1024;
@@ -49,7 +49,7 @@ export function openPackage(bytes: Uint8Array): Package {
       const data = files[name];
       let node: XNode | undefined;
       try {
-        node = data ? parseXml(new TextDecoder().decode(data)) : undefined;
+        node = data ? parseXml(decodeXml(data)) : undefined;
       } catch {
         node = undefined; // one broken part (a chart, a note) must not lose the whole deck
       }

@@ -20,7 +20,32 @@ const parser = new XMLParser({
   parseTagValue: false,
   parseAttributeValue: false,
   processEntities: true,
+  // Numeric character references (&#169;, &#x2014;) are XML, not HTML, but only this option
+  // decodes them; the HTML names it also knows never occur in well-formed OOXML.
+  htmlEntities: true,
 });
+
+/**
+ * A part's bytes as text, in the encoding it declares: a byte-order mark (UTF-16 or UTF-8), else
+ * the XML declaration's `encoding` (ISO-8859-1, windows-1252…), else UTF-8 (XML 1.0, 4.3.3 and
+ * appendix F). Throws on an encoding no decoder knows.
+ */
+export function decodeXml(data: Uint8Array): string {
+  if (data[0] === 0xff && data[1] === 0xfe) return new TextDecoder('utf-16le').decode(data);
+  if (data[0] === 0xfe && data[1] === 0xff) return new TextDecoder('utf-16be').decode(data);
+  // UTF-16 without a mark still starts with "<" next to a zero byte.
+  if (data[0] === 0x3c && data[1] === 0x00) return new TextDecoder('utf-16le').decode(data);
+  if (data[0] === 0x00 && data[1] === 0x3c) return new TextDecoder('utf-16be').decode(data);
+  const head = String.fromCharCode(...data.subarray(0, 200));
+  const declared = /^(?:\xef\xbb\xbf)?<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/.exec(head)?.[1];
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(declared ?? 'utf-8');
+  } catch {
+    throw new Error(`it declares the encoding "${declared}", which Quire cannot decode`);
+  }
+  return decoder.decode(data);
+}
 
 export function parseXml(xml: string): XNode {
   const raw = parser.parse(xml) as Raw[];
