@@ -10,7 +10,7 @@ import { OCR_RENDER_DPI, type OcrReport, type OcrStageOptions, type PageRaster, 
 import { openPdf } from './ingest/pdf/pdf-document.js';
 import { renderPdfPageRgb } from './ingest/pdf/pdf-render.js';
 import { readPdf } from './ingest/pdf/read-pdf.js';
-import { type NotesMode, readPptx } from './ingest/pptx/read-pptx.js';
+import { type NotesMode, type UnreadablePage, readPptx } from './ingest/pptx/read-pptx.js';
 import { checkAborted } from './ingest/progress.js';
 import { readImage } from './ingest/read-image.js';
 import { readText } from './ingest/read-text.js';
@@ -23,7 +23,7 @@ export { PipelineError, isPipelineError, type PipelineFailureCode } from './inge
 export { parsePageRange, type PageSpan } from './ingest/page-range.js';
 export { sniff, type Sniffed } from './ingest/sniff.js';
 export { renderPagePng } from './render-page.js';
-export type { NotesMode } from './ingest/pptx/read-pptx.js';
+export type { NotesMode, UnreadablePage } from './ingest/pptx/read-pptx.js';
 export type { PageCapPolicy } from './ingest/page-plan.js';
 export type { OcrFailedPage, OcrPageRecord, OcrReport, OcrStageOptions } from './ingest/ocr-pages.js';
 export { settleAbandonedOcr } from './ingest/ocr-pages.js';
@@ -51,6 +51,8 @@ export interface CanonicalRun extends CanonicalDocument {
   ocr: OcrReport | null;
   /** With `ocr.judge`: the same document from each page's second reading (judge mode). */
   judge: CanonicalDocument | null;
+  /** Pages kept without text because their part could not be read (PPTX slides); [] when none. */
+  unreadable: UnreadablePage[];
 }
 
 /** Throws PipelineError with a spec/decisions.md failure code for every failure it can name. */
@@ -65,23 +67,23 @@ export async function runCanonical(bytes: Uint8Array, options: CanonicalOptions 
         // With OCR on, progress comes from the OCR stage: reading text layers is the quick part.
         const read = await readPdf(bytes, { ...plan, signal: options.signal, onProgress: options.ocr ? undefined : options.onProgress });
         const { pages, judgePages, report } = await withOcr(read.pages, options, () => pdfRasters(bytes));
-        return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages) };
+        return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages), unreadable: [] };
       }
       case 'pptx': {
         const read = readPptx(bytes, { ...plan, notesMode: options.pptxNotesMode });
         options.onProgress?.(read.pages.length, read.pages.length);
-        return { ...assemble(format, read.pageCount, read.pages), ocr: null, judge: sameReading(options, format, read.pageCount, read.pages) };
+        return { ...assemble(format, read.pageCount, read.pages), ocr: null, judge: sameReading(options, format, read.pageCount, read.pages), unreadable: read.unreadable };
       }
       case 'text': {
         const read = readText(bytes, plan);
         options.onProgress?.(read.pages.length, read.pages.length);
-        return { ...assemble(format, read.pageCount, read.pages), ocr: null, judge: sameReading(options, format, read.pageCount, read.pages) };
+        return { ...assemble(format, read.pageCount, read.pages), ocr: null, judge: sameReading(options, format, read.pageCount, read.pages), unreadable: [] };
       }
       default: {
         const read = await readImage(bytes, plan);
         const { pages, judgePages, report } = await withOcr(read.pages, options, async () => ({ rasterOf: (page) => imageRaster(bytes, page), close: () => undefined }));
         if (!options.ocr) options.onProgress?.(read.pages.length, read.pages.length);
-        return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages) };
+        return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages), unreadable: [] };
       }
     }
   } catch (err) {

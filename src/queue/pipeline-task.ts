@@ -1,7 +1,7 @@
 // The messages between a worker loop and its pipeline thread (pipeline-thread.ts).
 import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
 import type { JobFailureCode } from '../lib/errors.js';
-import type { CanonicalJson, OcrReport, OcrStageOptions } from '../pipeline/index.js';
+import type { CanonicalJson, OcrReport, OcrStageOptions, UnreadablePage } from '../pipeline/index.js';
 
 /**
  * The document: its bytes, or the path of a file the thread reads itself (a local blob store's).
@@ -35,6 +35,8 @@ export interface PipelineOutput {
   markdown: string;
   pages: { page_number: number; width: number }[];
   ocr: OcrReport | null;
+  /** Pages whose part could not be read (PPTX slides), kept without text. */
+  unreadable: UnreadablePage[];
   /** Judge mode: the document from each page's second reading. */
   judgeCanonical: CanonicalJson | null;
   images: { pageNumber: number; png: Uint8Array }[];

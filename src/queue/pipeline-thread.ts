@@ -88,6 +88,7 @@ async function run(id: number, task: PipelineTask, signal: AbortSignal): Promise
     markdown: canonical.markdown,
     pages: canonical.pages.map((p) => ({ page_number: p.page_number, width: p.width })),
     ocr: doc.ocr,
+    unreadable: doc.unreadable,
     judgeCanonical: doc.judge && toCanonicalJson(doc.judge),
     images,
   };

@@ -3,7 +3,7 @@
 // no `entities` or `extraction` key appears without a real stage behind it, and what Quire did
 // not do (judge mode on a re-extraction) is said plainly in `engine.unavailable`.
 import type { Job } from '../db/documents-schema.js';
-import type { CanonicalJson, OcrReport } from '../pipeline/index.js';
+import type { CanonicalJson, OcrReport, UnreadablePage } from '../pipeline/index.js';
 import type { ExtractionResult } from '../pipeline/extract/index.js';
 import { VERSION } from '../version.js';
 
@@ -16,6 +16,8 @@ export interface RunFacts {
   reusedCanonical: boolean;
   /** How the OCR stage went (per-page engine decisions, failed pages); null when no page needed it. */
   ocr?: OcrReport | null;
+  /** Pages kept without text because their part could not be read (PPTX slides). */
+  unreadable?: UnreadablePage[];
 }
 
 /** What the entity and extraction stages produced (see run-job.ts extractStage). */
@@ -45,6 +47,7 @@ export function buildResult(job: Pick<Job, 'processing_mode' | 'template_id' | '
     page_images: facts.pageImages,
     reused_canonical: facts.reusedCanonical,
     ...(facts.ocr ? { ocr: facts.ocr } : {}),
+    ...(facts.unreadable?.length ? { unreadable_pages: facts.unreadable } : {}),
     ...(stage.notes ?? {}),
     ...(stage.unavailable?.length ? { unavailable: stage.unavailable } : {}),
   };

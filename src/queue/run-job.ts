@@ -13,7 +13,7 @@ import { findCanonicalArtifact } from '../domain/documents/jobs.repository.js';
 import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
 import type { PolicyService } from '../domain/policy/policy.service.js';
 import { templateForRun } from '../domain/templates/templates.service.js';
-import type { CanonicalJson, OcrReport } from '../pipeline/index.js';
+import type { CanonicalJson, OcrReport, UnreadablePage } from '../pipeline/index.js';
 import { type DecisionStatus, type ExtractionResult, runEntities, runExtraction } from '../pipeline/extract/index.js';
 import { runJudgedExtraction } from '../pipeline/extract/judge.js';
 import { ModelCallError } from '../models/backends/errors.js';
@@ -140,6 +140,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     let pageCount: number | null = job.page_count;
     let artifacts: NewArtifact[] | undefined;
     let ocr: OcrReport | null = null;
+    let unreadable: UnreadablePage[] = [];
     let judgeCanonical: CanonicalJson | null = null;
     let canonicalText: string | null = null;
     // One fresh read at job start: the whole run uses the policy in force now, never a stale cache.
@@ -203,6 +204,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       pageCount = output.pageCount;
       pagesProcessed = output.pages.length;
       ocr = output.ocr;
+      unreadable = output.unreadable;
       judgeCanonical = output.judgeCanonical;
       imagesOfRun = output.images;
       canonicalText = output.canonicalText;
@@ -232,6 +234,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
         pageImages: artifacts ? artifacts.filter((a) => a.kind === 'page_image').length : 0,
         reusedCanonical: !!stored,
         ocr,
+        unreadable,
       },
       stage.output,
     );

@@ -159,3 +159,30 @@ describe('PPTX text encodings', () => {
     expect(doc.pages.map((p) => p.blocks.map((b) => b.text).join(' '))).toEqual(['Café crème 100 EUR', 'Grüße in UTF-16']);
   });
 });
+
+describe('PPTX parts that cannot be read', () => {
+  const failureOf = (p: Promise<unknown>) => p.then(() => 'no error', (e: unknown) => e);
+  const good = slide(sp('A readable slide'));
+
+  it('lists each slide it could not read (a DOCTYPE, a truncated part, a missing part) and reads the others', async () => {
+    const doctype = slide(sp('x'), '<?xml version="1.0"?><!DOCTYPE p:sld [<!ENTITY x SYSTEM "file:///etc/passwd">]>');
+    const truncated = good.slice(0, good.length - 40);
+    const doc = await runCanonical(deck([good, doctype, truncated, good], { omit: ['ppt/slides/slide4.xml'] }));
+    expect(doc.page_count).toBe(4);
+    expect(doc.pages[0]!.blocks.map((b) => b.text)).toEqual(['A readable slide']);
+    expect(doc.unreadable.map((u) => [u.page_number, u.part])).toEqual([
+      [2, 'ppt/slides/slide2.xml'],
+      [3, 'ppt/slides/slide3.xml'],
+      [4, 'ppt/slides/slide4.xml'],
+    ]);
+    expect(doc.unreadable[0]!.message).toMatch(/DOCTYPE/);
+    expect(doc.unreadable[1]!.message).toMatch(/not well-formed/);
+    expect(doc.unreadable[2]!.message).toMatch(/missing/);
+  });
+
+  it('fails corrupt_document when no slide can be read, or the presentation part itself', async () => {
+    expect(await failureOf(runCanonical(deck([good], { omit: ['ppt/slides/slide1.xml'] })))).toMatchObject({ code: 'corrupt_document', message: expect.stringMatching(/no slide can be read/) });
+    const pres = deck([good], { presentationProlog: '<!DOCTYPE p:presentation [<!ENTITY x "y">]>' });
+    expect(await failureOf(runCanonical(pres))).toMatchObject({ code: 'corrupt_document', message: expect.stringMatching(/presentation\.xml cannot be read.*DOCTYPE/) });
+  });
+});

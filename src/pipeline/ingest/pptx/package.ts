@@ -14,6 +14,8 @@ const MB = 1024 * 1024;
 export interface Package {
   /** Parsed part by its path inside the ZIP, or undefined when missing or unparseable. */
   part(name: string): XNode | undefined;
+  /** Why `part(name)` is undefined ("it is missing", the parser's complaint); undefined when it was read. */
+  problem(name: string): string | undefined;
   /** Relationship id → target part path, for the part `name`. */
   rels(name: string): Map<string, { target: string; type: string }>;
 }
@@ -44,18 +46,26 @@ export function openPackage(bytes: Uint8Array): Package {
   }
   if (inflated > MAX_XML_BYTES) throw resourceLimit(`the deck expands to more than ${MAX_XML_BYTES / MB} MB of XML`);
   const cache = new Map<string, XNode | undefined>();
+  const problems = new Map<string, string>();
   const part = (name: string) => {
     if (!cache.has(name)) {
       const data = files[name];
       let node: XNode | undefined;
       try {
         node = data ? parseXml(decodeXml(data)) : undefined;
-      } catch {
-        node = undefined; // one broken part (a chart, a note) must not lose the whole deck
+        if (!data) problems.set(name, 'it is missing from the package');
+      } catch (err) {
+        // One broken part (a chart, a note) must not lose the whole deck; the reader says which.
+        node = undefined;
+        problems.set(name, (err as Error).message);
       }
       cache.set(name, node);
     }
     return cache.get(name);
+  };
+  const problem = (name: string) => {
+    part(name);
+    return problems.get(name);
   };
   const rels = (name: string) => {
     const slash = name.lastIndexOf('/');
@@ -68,7 +78,7 @@ export function openPackage(bytes: Uint8Array): Package {
     }
     return out;
   };
-  return { part, rels };
+  return { part, problem, rels };
 }
 
 /** Resolves a relationship target ("../slideLayouts/x.xml" or "/ppt/x.xml") against a folder. */

@@ -25,6 +25,14 @@ const NOTES_SIZE = 12;
 export interface PptxRead {
   pageCount: number;
   pages: SourcePage[];
+  /** Slides whose part could not be read: kept as pages without text, listed here. */
+  unreadable: UnreadablePage[];
+}
+
+export interface UnreadablePage {
+  page_number: number;
+  part: string;
+  message: string;
 }
 
 export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMode?: NotesMode }): PptxRead {
@@ -33,6 +41,7 @@ export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMo
   const main = [...pkg.rels('').values()].find((r) => r.type === `${REL}officeDocument`)?.target;
   const presName = main && pkg.part(main) ? main : 'ppt/presentation.xml';
   const pres = pkg.part(presName)?.children[0];
+  if (!pres) throw corruptDocument(`its presentation part ${presName} cannot be read: ${pkg.problem(presName) ?? 'it is empty'}`);
   const rels = pkg.rels(presName);
   const slideParts = (child(pres, 'p:sldIdLst')?.children ?? [])
     .map((s) => rels.get(s.attrs['r:id'] ?? ''))
@@ -61,11 +70,20 @@ export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMo
     if (notes) sequence.push({ slide: i, notes });
   });
   const pages: SourcePage[] = [];
+  const unreadable: UnreadablePage[] = [];
+  let slidesRead = 0;
   for (const at of planPages(sequence.length, options).indexes) {
     const { slide: i, notes } = sequence[at]!;
     if (notes !== undefined) {
       const blocks = [notesBlock(notes, [0, notesH / 2, notesW, notesH])];
       pages.push({ page_number: at + 1, width: notesW, height: notesH, rotation: 0, source: 'pptx', blocks, tables: [], key_values: [] });
+      continue;
+    }
+    slidesRead++;
+    const problem = pkg.problem(slideParts[i]!);
+    if (problem) {
+      unreadable.push({ page_number: at + 1, part: slideParts[i]!, message: `slide ${i + 1} (${slideParts[i]}) cannot be read: ${problem}` });
+      pages.push({ page_number: at + 1, width, height, rotation: 0, source: 'pptx', blocks: [], tables: [], key_values: [] });
       continue;
     }
     const slide = readSlide(pkg, slideParts[i]!, width, height);
@@ -75,7 +93,11 @@ export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMo
     page.key_values = findKeyValues(page.blocks!.filter((b) => b.type !== 'table').flatMap((b) => b.lines));
     pages.push(page);
   }
-  return { pageCount: sequence.length, pages };
+  // A deck none of whose selected slides can be read is broken, not empty.
+  if (unreadable.length > 0 && unreadable.length === slidesRead) {
+    throw corruptDocument(`no slide can be read: ${unreadable[0]!.message}${unreadable.length > 1 ? ` (and ${unreadable.length - 1} more)` : ''}`);
+  }
+  return { pageCount: sequence.length, pages, unreadable };
 }
 
 /** A slide's speaker notes ('' when it has none). */

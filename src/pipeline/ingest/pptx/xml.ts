@@ -1,6 +1,6 @@
 // A thin, order-preserving view over fast-xml-parser's output. Order matters in DrawingML: runs
 // and line breaks interleave inside a paragraph, and shapes are stacked in document order.
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 
 export interface XNode {
   tag: string;
@@ -47,7 +47,14 @@ export function decodeXml(data: Uint8Array): string {
   return decoder.decode(data);
 }
 
+/**
+ * Throws when the text is not well-formed XML (the parser alone reads a truncated part as if it
+ * ended there) or declares a DOCTYPE, which OOXML parts may not (ECMA-376 Part 2, M1.17).
+ */
 export function parseXml(xml: string): XNode {
+  if (/^[^<]*(?:<\?[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<!DOCTYPE/i.test(xml)) throw new Error('it declares a DOCTYPE, which Office files may not');
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) throw new Error(`it is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
   const raw = parser.parse(xml) as Raw[];
   return { tag: '#document', attrs: {}, children: raw.map(convert).filter((n): n is XNode => n !== null), text: '' };
 }
