@@ -186,3 +186,23 @@ describe('PPTX parts that cannot be read', () => {
     expect(await failureOf(runCanonical(pres))).toMatchObject({ code: 'corrupt_document', message: expect.stringMatching(/presentation\.xml cannot be read.*DOCTYPE/) });
   });
 });
+
+describe('PPTX geometry that lies', () => {
+  it('leaves out shapes wholly off the slide and cuts the ones running over its edge', async () => {
+    const shapes = [sp('On the slide'), sp('Parked far right', 20_000_000), sp('Parked left', -20_000_000), sp('Half over the edge', 8_000_000, 500_000, 4_000_000)];
+    const doc = await runCanonical(deck([slide(shapes.join(''))]), { pptxNotesMode: 'off' });
+    const page = doc.pages[0]!;
+    expect(page.blocks.map((b) => b.text)).toEqual(expect.arrayContaining(['On the slide']));
+    expect(doc.text).not.toMatch(/Parked/);
+    expect(doc.text).toContain('Half over the edge');
+    for (const b of page.blocks) {
+      expect(b.bbox[0]).toBeGreaterThanOrEqual(0);
+      expect(b.bbox[0]).toBeLessThan(page.width);
+    }
+  });
+
+  it('replaces a slide size no slide can have by the default 10 × 7.5 in', async () => {
+    const doc = await runCanonical(deck([slide(sp('Text'))], { sldSz: ['-9144000', '1e30'] }));
+    expect(doc.pages[0]).toMatchObject({ width: 720, height: 540 });
+  });
+});

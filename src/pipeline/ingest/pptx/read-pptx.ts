@@ -21,6 +21,8 @@ export type NotesMode = 'margin' | 'pages' | 'off';
 
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
 const NOTES_SIZE = 12;
+const MIN_SLIDE_EMU = 914_400;
+const MAX_SLIDE_EMU = 51_206_400;
 
 export interface PptxRead {
   pageCount: number;
@@ -53,9 +55,16 @@ export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMo
   // 1.5 MB slide five times gave a 148 MB result. The XML budgets count parts, so this is refused.
   const repeated = slideParts.find((name, i) => slideParts.indexOf(name) !== i);
   if (repeated) throw corruptDocument(`the slide list names ${repeated} more than once`);
+  // A size outside what the schema allows (ST_SlideSizeCoordinate: 914,400 to 51,206,400 EMU,
+  // 1 to 56 inches) is not a slide's: the 10 × 7.5 in default stands in for it (sldSz cx=-9144000
+  // or cy=1e30 made pages of negative or astronomical size).
   const size = (tag: string, fallback: [number, number]) => {
     const n = child(pres, tag);
-    return n ? [Number(n.attrs.cx) / EMU_PER_POINT || fallback[0], Number(n.attrs.cy) / EMU_PER_POINT || fallback[1]] : fallback;
+    const side = (v: string | undefined, d: number) => {
+      const emu = Number(v);
+      return Number.isFinite(emu) && emu >= MIN_SLIDE_EMU && emu <= MAX_SLIDE_EMU ? emu / EMU_PER_POINT : d;
+    };
+    return n ? [side(n.attrs.cx, fallback[0]), side(n.attrs.cy, fallback[1])] : fallback;
   };
   const [width, height] = size('p:sldSz', [720, 540]);
   const [notesW, notesH] = size('p:notesSz', [540, 720]);

@@ -23,7 +23,10 @@ interface Context {
 }
 
 export function slideBlocks(shapes: readonly Shape[], ctx: Context): SlideContent {
-  const placed = shapes.map((s) => ({ s, box: boxOf(s, ctx) }));
+  const placed = shapes.flatMap((s) => {
+    const box = onTheSlide(boxOf(s, ctx), ctx);
+    return box ? [{ s, box }] : [];
+  });
   const band = ctx.height / 20;
   placed.sort((a, b) => {
     const ta = a.s.kind === 'text' && isTitle(a.s.placeholder) ? 0 : 1;
@@ -42,6 +45,19 @@ export function slideBlocks(shapes: readonly Shape[], ctx: Context): SlideConten
     } else blocks.push(...textBlocks(s, box));
   }
   return { blocks, tables };
+}
+
+/**
+ * A shape's box as the slide shows it, like PDF words (pdf-reader.ts onThePage): one wholly off
+ * the slide is not on it (a slide show and a print leave it out; shapes parked at x=20,000,000 EMU
+ * or at negative offsets), one that runs over an edge is cut at it. A box given with negative
+ * extents is put the right way round first.
+ */
+function onTheSlide([a, b, c, d]: BBox, { width, height }: Context): BBox | null {
+  const [x0, x1] = a <= c ? [a, c] : [c, a];
+  const [y0, y1] = b <= d ? [b, d] : [d, b];
+  if (!(x1 > 0 && y1 > 0 && x0 < width && y0 < height)) return null;
+  return [Math.max(0, x0), Math.max(0, y0), Math.min(width, x1), Math.min(height, y1)];
 }
 
 function boxOf(s: Shape, ctx: Context): BBox {
