@@ -2,6 +2,7 @@
 // queue here; the job worker calls runCanonical (in a worker thread) and stores the results.
 import { assemble } from './canonical/assemble.js';
 import type { CanonicalDocument, DocumentFormat } from './canonical/model.js';
+import { notePageCount } from './ingest/errors.js';
 import { asPipelineError } from './ingest/failure.js';
 import { type PageSpan, parsePageRange } from './ingest/page-range.js';
 import type { PageCapPolicy } from './ingest/page-plan.js';
@@ -61,11 +62,14 @@ export async function runCanonical(bytes: Uint8Array, options: CanonicalOptions 
   const pageRange = typeof options.pageRange === 'string' ? parsePageRange(options.pageRange) : options.pageRange;
   checkAborted(options.signal);
   const plan = { pageRange, pdfMaxPages: options.pdfMaxPages, pageCapPolicy: options.pageCapPolicy };
+  // Known once a reader returns: a failure after that (OCR of every page failed) still records it.
+  let pageCount: number | undefined;
   try {
     switch (format) {
       case 'pdf': {
         // With OCR on, progress comes from the OCR stage: reading text layers is the quick part.
         const read = await readPdf(bytes, { ...plan, signal: options.signal, onProgress: options.ocr ? undefined : options.onProgress });
+        pageCount = read.pageCount;
         const { pages, judgePages, report } = await withOcr(read.pages, options, () => pdfRasters(bytes));
         return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages), unreadable: [] };
       }
@@ -81,13 +85,15 @@ export async function runCanonical(bytes: Uint8Array, options: CanonicalOptions 
       }
       default: {
         const read = await readImage(bytes, plan);
+        pageCount = read.pageCount;
         const { pages, judgePages, report } = await withOcr(read.pages, options, async () => ({ rasterOf: (page) => imageRaster(bytes, page), close: () => undefined }));
         if (!options.ocr) options.onProgress?.(read.pages.length, read.pages.length);
         return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages), unreadable: [] };
       }
     }
   } catch (err) {
-    throw asPipelineError(err);
+    const failure = asPipelineError(err);
+    throw pageCount === undefined ? failure : notePageCount(failure, pageCount);
   }
 }
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { type CanonicalOptions, PipelineError, runCanonical } from '../../src/pipeline/index.js';
 import { QuireError } from '../../src/lib/errors.js';
 import { readData } from './data.js';
+import { deck, slide, sp } from './decks.js';
 import { pdfWithContent } from '../../bench/lib/hostile-files.js';
 import { asPipelineError } from '../../src/pipeline/ingest/failure.js';
 import { PDFIUM_MEMORY_LIMIT } from '../../src/pipeline/ingest/pdf/pdfium.js';
@@ -137,5 +138,16 @@ describe('the PDF parser stopping', () => {
 
   it('still calls a trap far from the limit a corrupt file', () => {
     expect(asPipelineError(abort(), 64 * 1024 * 1024).code).toBe('corrupt_document');
+  });
+});
+
+describe('the page count of a failed run', () => {
+  it('is recorded whenever it was known before the failure', async () => {
+    expect(await failure(Buffer.from('one\ftwo\fthree'), { pageRange: '5' })).toMatchObject({ code: 'invalid_page_range', pageCount: 3 });
+    const deck3 = deck([slide(sp('1')), slide(sp('2')), slide(sp('3'))]);
+    expect(await failure(deck3, { pageRange: '4-9' })).toMatchObject({ code: 'invalid_page_range', pageCount: 3 });
+    expect(await failure(deck([slide(sp('1')), slide(sp('2'))], { omit: ['ppt/slides/slide1.xml', 'ppt/slides/slide2.xml'] }))).toMatchObject({ code: 'corrupt_document', pageCount: 2 });
+    expect(await failure(pdfWithContent(''))).toMatchObject({ code: 'empty_document', pageCount: 1 });
+    expect(await failure(pdfWithContent('BT /F1 12 Tf 72 700 Td (x) Tj ET', 3), { ocr: {}, pageRange: '2-3' })).toMatchObject({ code: 'corrupt_document', pageCount: 3 });
   });
 });

@@ -30,6 +30,12 @@ export class PipelineError extends QuireError<PipelineFailureCode> {
 
 export const isPipelineError = (err: unknown): err is PipelineError => err instanceof PipelineError;
 
+/** Records the document's page count on a failure raised once it was known (the job keeps it). */
+export function notePageCount<E>(err: E, pageCount: number): E {
+  if (isPipelineError(err) && err.pageCount === undefined) err.pageCount = pageCount;
+  return err;
+}
+
 export const unsupportedFormat = (what: string) =>
   new PipelineError(
     'unsupported_format',

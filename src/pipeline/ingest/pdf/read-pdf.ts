@@ -1,5 +1,5 @@
 // A whole PDF → source pages for the planned page selection.
-import { corruptDocument, emptyDocument } from '../errors.js';
+import { corruptDocument, emptyDocument, notePageCount } from '../errors.js';
 import type { SourcePage } from '../source-page.js';
 import { type PagePlanOptions, planPages } from '../page-plan.js';
 import { type PageLoopOptions, mapPages } from '../progress.js';
@@ -15,10 +15,14 @@ export async function readPdf(bytes: Uint8Array, options: PagePlanOptions & Page
   const doc = await openPdf(bytes);
   try {
     const pageCount = existingPages(doc, options.pdfMaxPages);
-    const plan = planPages(pageCount, options);
-    const pages = await mapPages(plan.indexes, options, (i) => readPdfPage(doc, i));
-    if (pages.every((p) => p.blank)) throw emptyDocument(`the ${pages.length === 1 ? 'page is' : `${pages.length} pages are`} blank`);
-    return { pageCount, pages };
+    try {
+      const plan = planPages(pageCount, options);
+      const pages = await mapPages(plan.indexes, options, (i) => readPdfPage(doc, i));
+      if (pages.every((p) => p.blank)) throw emptyDocument(`the ${pages.length === 1 ? 'page is' : `${pages.length} pages are`} blank`);
+      return { pageCount, pages };
+    } catch (err) {
+      throw notePageCount(err, pageCount);
+    }
   } finally {
     doc.close();
   }

@@ -6,7 +6,7 @@
 import type { Block } from '../../canonical/model.js';
 import { findKeyValues } from '../../layout/key-values.js';
 import { union } from '../../layout/geometry.js';
-import { corruptDocument, emptyDocument } from '../errors.js';
+import { corruptDocument, emptyDocument, notePageCount } from '../errors.js';
 import { type PagePlanOptions, planPages } from '../page-plan.js';
 import type { SourcePage } from '../source-page.js';
 import { openPackage, type Package } from './package.js';
@@ -78,6 +78,20 @@ export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMo
     const notes = mode === 'pages' ? slideNotes(pkg, name) : '';
     if (notes) sequence.push({ slide: i, notes });
   });
+  try {
+    return readPages(pkg, slideParts, sequence, options, { width, height, notesW, notesH, mode });
+  } catch (err) {
+    throw notePageCount(err, sequence.length);
+  }
+}
+
+function readPages(
+  pkg: Package,
+  slideParts: string[],
+  sequence: { slide: number; notes?: string }[],
+  options: PagePlanOptions,
+  { width, height, notesW, notesH, mode }: { width: number; height: number; notesW: number; notesH: number; mode: NotesMode },
+): PptxRead {
   const pages: SourcePage[] = [];
   const unreadable: UnreadablePage[] = [];
   let slidesRead = 0;
