@@ -1,6 +1,6 @@
 // Plain-text files: cost linear in their size, and the text as written.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Line, PipelineError, runCanonical } from '../../src/pipeline/index.js';
+import { type Line, PipelineError, runCanonical, sniff } from '../../src/pipeline/index.js';
 import { joinLines } from '../../src/pipeline/layout/lines.js';
 
 const line = (text: string): Line => ({ text, bbox: [0, 0, 1, 1], words: [] });
@@ -56,5 +56,26 @@ describe('right-to-left text in text files', () => {
     expect(doc.text).toContain('Total 12.50');
     // Placed as shown: right-aligned words of a right-to-left line stay within the page.
     for (const w of doc.pages[0]!.blocks.flatMap((b) => b.lines.flatMap((l) => l.words))) expect(w.bbox[0]).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('text that is not UTF-8', () => {
+  // "Preis: 12,50 € – „Müller“" as Windows-1252 writes it (€ 0x80, – 0x96, „ 0x84, “ 0x93).
+  const cp1252 = Buffer.from([...Buffer.from('Preis: 12,50 '), 0x80, 0x20, 0x96, 0x20, 0x84, ...Buffer.from('M'), 0xfc, ...Buffer.from('ller'), 0x93, 0x0a]);
+
+  it('reads Windows-1252 text, and says so in its content type', async () => {
+    expect(sniff(cp1252)).toEqual({ format: 'text', contentType: 'text/plain; charset=windows-1252' });
+    expect((await runCanonical(cp1252)).text).toBe('Preis: 12,50 € – „Müller“');
+  });
+
+  it('reads a long ASCII text with one Latin-1 byte far into it', async () => {
+    const bytes = Buffer.concat([Buffer.from('plain ascii line\n'.repeat(5_000)), Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x0a])]);
+    const doc = await runCanonical(bytes);
+    expect(doc.text.endsWith('Café')).toBe(true);
+  });
+
+  it('still refuses binary data', () => {
+    const random = new Uint8Array(4096).map((_, i) => (i * 7919 + 13) % 251);
+    expect(() => sniff(random)).toThrow(/binary data of an unknown type/);
   });
 });

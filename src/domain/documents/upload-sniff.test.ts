@@ -45,6 +45,11 @@ describe('sniffUpload agrees with the pipeline sniffer', () => {
     expect(await sniffUpload(staged(Buffer.from('About the %PDF-1.4 header\n')))).toMatchObject({ kind: 'supported', format: 'text' });
   });
 
+  it('accepts Windows-1252 text instead of calling it binary', async () => {
+    const cp1252 = Buffer.from([...Buffer.from('Preis: 12,50 '), 0x80, 0x0a]);
+    expect(await sniffUpload(staged(cp1252))).toEqual({ kind: 'supported', format: 'text', contentType: 'text/plain; charset=windows-1252' });
+  });
+
   it('leaves a password-protected Office file to the job (encrypted_document) even when its directory lies past the head', async () => {
     const b = Buffer.alloc(80 * 1024);
     Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(b);

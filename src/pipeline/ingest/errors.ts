@@ -39,7 +39,7 @@ export function notePageCount<E>(err: E, pageCount: number): E {
 export const unsupportedFormat = (what: string) =>
   new PipelineError(
     'unsupported_format',
-    `The file is ${what}, which Quire cannot read. Send a PDF, PPTX, PNG, JPEG, TIFF, WebP or UTF-8 text file.`,
+    `The file is ${what}, which Quire cannot read. Send a PDF, PPTX, PNG, JPEG, TIFF, WebP or text file (UTF-8 or Windows-1252).`,
   );
 
 export const corruptDocument = (detail: string) =>

@@ -1,10 +1,11 @@
-// UTF-8 text → source pages. A form feed starts a new page (the pdftotext and line-printer
+// UTF-8 (or Windows-1252) text → source pages. A form feed starts a new page (the pdftotext and line-printer
 // convention). Each character is placed on a monospace grid (10 pt type: 6 pt advance, 12 pt
 // lines, half-inch margins) so the same layout code finds paragraphs (blank lines), aligned
 // columns (tables) and "Label: value" pairs in text as it does in PDFs.
 import type { Word } from '../canonical/model.js';
 import { readsRightToLeft } from '../layout/lines.js';
 import { emptyDocument } from './errors.js';
+import { decodeText } from './text-encoding.js';
 import { type PagePlanOptions, planPages } from './page-plan.js';
 import type { SourcePage } from './source-page.js';
 
@@ -18,7 +19,9 @@ export interface TextRead {
 }
 
 export function readText(bytes: Uint8Array, options: PagePlanOptions = {}): TextRead {
-  const text = new TextDecoder('utf-8').decode(bytes).replace(/^\ufeff/, '').replace(/\r\n?/g, '\n');
+  // UTF-8, else Windows-1252 (what the sniffer accepted as text); a stray invalid byte is U+FFFD.
+  const decoded = decodeText(bytes)?.text ?? new TextDecoder('utf-8').decode(bytes);
+  const text = decoded.replace(/^\ufeff/, '').replace(/\r\n?/g, '\n');
   if (text.trim() === '') throw emptyDocument('the text file holds only whitespace');
   const rawPages = text.split('\f');
   // The page range and the page cap (pdf_max_pages) select pages as they select PDF pages.

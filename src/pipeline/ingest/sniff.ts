@@ -4,6 +4,7 @@
 import { unzipSync } from 'fflate';
 import type { DocumentFormat } from '../canonical/model.js';
 import { corruptDocument, emptyDocument, encryptedDocument, unsupportedFormat } from './errors.js';
+import { decodeText } from './text-encoding.js';
 
 export interface Sniffed {
   format: DocumentFormat;
@@ -27,7 +28,7 @@ const ascii = (b: Uint8Array, from: number, to: number) => String.fromCharCode(.
 export function sniff(bytes: Uint8Array): Sniffed {
   if (bytes.length === 0) throw emptyDocument('the file is 0 bytes long');
   const format = sniffFormat(bytes);
-  return { format, contentType: CONTENT_TYPES[format] };
+  return format === 'text-windows-1252' ? { format: 'text', contentType: 'text/plain; charset=windows-1252' } : { format, contentType: CONTENT_TYPES[format] };
 }
 
 export const contentTypeOf = (format: DocumentFormat) => CONTENT_TYPES[format];
@@ -39,7 +40,7 @@ export const isCfb = (head: Uint8Array) => startsWith(head, CFB_SIGNATURE);
  * its payload: a deck whose first entry is a stored PDF, a PNG comment saying "%PDF-1.4"). A PDF
  * header at offset 0 is certain too; one further in is accepted only when nothing else matched.
  */
-function sniffFormat(b: Uint8Array): DocumentFormat {
+function sniffFormat(b: Uint8Array): DocumentFormat | 'text-windows-1252' {
   const signed = bySignature(b);
   if (signed) return signed;
   if (isCfb(b)) throw cfbFailure(...cfbRegions(b));
@@ -48,8 +49,11 @@ function sniffFormat(b: Uint8Array): DocumentFormat {
   // real files carry printer junk before it (pdf-realworld/issue-848.pdf starts "GPL Ghostscript").
   // Such a PDF is binary; a text that quotes a PDF header near its start is still text.
   const pdfHeader = ascii(b, 0, Math.min(b.length, 1024)).includes('%PDF-');
-  if (isUtf8Text(b)) return 'text';
+  const text = decodeText(b);
+  if (text?.encoding === 'utf-8') return 'text';
   if (pdfHeader) return 'pdf';
+  // Text that is not UTF-8 is Windows-1252 (text-encoding.ts); its content type says so.
+  if (text) return 'text-windows-1252';
   throw unsupportedFormat('binary data of an unknown type');
 }
 
@@ -127,24 +131,4 @@ export function cfbFailure(...regions: Uint8Array[]) {
 function cfbRegions(b: Uint8Array): Uint8Array[] {
   const dir = cfbDirectoryRange(b);
   return [b.subarray(0, 64 * 1024), ...(dir ? [b.subarray(dir.offset, dir.offset + dir.length * 4)] : [])];
-}
-
-/**
- * UTF-8 that decodes strictly, without NUL bytes and with few control characters: binary data
- * almost never passes all three. Tab, line breaks and form feed (a page break) are allowed.
- */
-function isUtf8Text(b: Uint8Array): boolean {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(b);
-  } catch {
-    return false;
-  }
-  let control = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0) return false;
-    if (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0x0c) control++;
-  }
-  return control <= text.length / 100;
 }

@@ -1,6 +1,7 @@
 // A thin, order-preserving view over fast-xml-parser's output. Order matters in DrawingML: runs
 // and line breaks interleave inside a paragraph, and shapes are stacked in document order.
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { windows1252 } from '../text-encoding.js';
 
 export interface XNode {
   tag: string;
@@ -38,6 +39,8 @@ export function decodeXml(data: Uint8Array): string {
   if (data[0] === 0x00 && data[1] === 0x3c) return new TextDecoder('utf-16be').decode(data);
   const head = String.fromCharCode(...data.subarray(0, 200));
   const declared = /^(?:\xef\xbb\xbf)?<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/.exec(head)?.[1];
+  // WHATWG reads Latin-1 labels as Windows-1252 too; Node without full ICU would not.
+  if (declared && /^(windows-1252|cp1252|iso-8859-1|iso8859-1|latin1|l1|us-ascii|ascii)$/i.test(declared)) return windows1252(data);
   let decoder: TextDecoder;
   try {
     decoder = new TextDecoder(declared ?? 'utf-8');
