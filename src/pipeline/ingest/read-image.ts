@@ -1,6 +1,7 @@
 // Image uploads (PNG, JPEG, TIFF, WebP) → pages that need OCR, sized in points from the image's
 // own resolution (72 dpi when it states none), upright per EXIF. A multi-page TIFF gives one page
-// per frame; the page range and the page cap (pdf_max_pages) select frames like PDF pages.
+// per frame, and so does an animated WebP; the page range and the page cap (pdf_max_pages)
+// select frames like PDF pages.
 import sharp, { type Metadata } from 'sharp';
 import { corruptDocument } from './errors.js';
 import { oversizedFrame } from './image-frames.js';
