@@ -26,6 +26,7 @@ import type { ModelUsage } from '../pipeline/model-usage.js';
 import { storeAllBytes } from '../storage/blob-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { type NewArtifact, heartbeat, release, settle } from './lease.js';
+import { formatOfContentType } from '../pipeline/ingest/sniff.js';
 import { PipelineFailure, type PipelinePool } from './pipeline-pool.js';
 import { type PipelineOutput, ocrPolicyOf } from './pipeline-task.js';
 import { readsTextInImages } from '../pipeline/ocr/policy.js';
@@ -164,7 +165,8 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     if (stored) {
       canonical = JSON.parse((await deps.blobs.readAll(stored.sha256!)).toString('utf8')) as CanonicalJson;
       pagesProcessed = canonical.pages.length;
-      format = job.content_type;
+      // engine.format names the format as a full run does ("pdf"), not the stored content type.
+      format = formatOfContentType(job.content_type) ?? job.content_type;
     } else {
       // A re-extraction whose canonical output is gone runs the whole pipeline again.
       const source = uploadPath ? { path: uploadPath } : { bytes: await (upload ?? deps.blobs.readAll(job.sha256)) };

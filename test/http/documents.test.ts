@@ -141,7 +141,8 @@ describe('reextract', () => {
     expect(job).toMatchObject({ processing_mode: 'extraction', template_id: later });
     // The decision settles it: completed, or needs_review when a found field is below the policy's confidence floor.
     expect(['completed', 'needs_review']).toContain(job.status);
-    expect(job.result.engine).toMatchObject({ reused_canonical: true });
+    expect(job.result.engine).toMatchObject({ reused_canonical: true, format: first.result.engine.format });
+    expect(first.result.engine.format).toBe('pdf');
     expect(job.result.canonical).toEqual(first.result.canonical);
     expect(job.result.extraction).toMatchObject({ template_id: later, template_version: 1 });
     expect(job.template_version).toBe(1);

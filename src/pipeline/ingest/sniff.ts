@@ -32,6 +32,13 @@ export function sniff(bytes: Uint8Array): Sniffed {
 }
 
 export const contentTypeOf = (format: DocumentFormat) => CONTENT_TYPES[format];
+
+/** The format a stored content type names ("application/pdf" → "pdf"; any text/plain → "text"), or null. */
+export function formatOfContentType(contentType: string | null): DocumentFormat | null {
+  const base = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (base === 'text/plain') return 'text';
+  return (Object.keys(CONTENT_TYPES) as DocumentFormat[]).find((f) => CONTENT_TYPES[f].split(';')[0] === base) ?? null;
+}
 const CFB_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 export const isCfb = (head: Uint8Array) => startsWith(head, CFB_SIGNATURE);
 
