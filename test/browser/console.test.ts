@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, apiClient } from '../helpers/api-client.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { data, waitFor } from '../helpers/documents.js';
+import { data, upload, waitFor, waitForJob } from '../helpers/documents.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type Harness, startHarness } from '../helpers/harness.js';
 import { ensureWebBuilt } from '../helpers/web-build.js';
 
@@ -336,4 +336,144 @@ describe('the web console', () => {
     await page.locator('.badge-completed').first().waitFor();
     await screenshot(page, 'batch');
   }, 90_000);
+
+  describe('the review screen', () => {
+    const LINES = {
+      type: 'object',
+      properties: {
+        invoice_number: { type: 'string' },
+        total: { type: 'number' },
+        po_number: { type: 'string' },
+        line_items: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, amount: { type: 'number' } } } },
+      },
+    };
+
+    /** A job extracted with a new template that waits for review (every field is below the floor), and its review. */
+    async function inReview(name: string, file: string, json_schema: Record<string, unknown> = LINES, templateId?: string) {
+      const schema = { ...json_schema, properties: { ...(json_schema.properties as object), po_number: { type: 'string' } } };
+      const t = templateId ? { data: { id: templateId } } : await api.POST('/v1/templates', { body: { name, json_schema: schema, review_thresholds: { confidence_floor: 1, warn_count_threshold: 1 }, validation_rules: [{ kind: 'required', field: 'po_number', severity: 'warn', message: 'No purchase order number.' }] } });
+      if (!templateId) expect((t as { response: Response }).response.status).toBe(201);
+      const res = await upload(h, (await h.adminToken())!, data(file), { processing_mode: 'extraction', template_id: t.data!.id });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const job = await waitForJob(h, (await h.adminToken())!, res.body.job_id, ['needs_review', 'completed', 'failed', 'rejected'], 60_000);
+      expect(job.status).toBe('needs_review');
+      const reviews = await api.GET('/v1/reviews', { params: { query: { limit: 100 } } });
+      const review = reviews.data!.items.find((r) => r.job_id === job.job_id)!;
+      return { templateId: t.data!.id, job, reviewId: review.review_id };
+    }
+    const storedData = async (jobId: string) =>
+      ((await api.GET('/v1/documents/{job_id}', { params: { path: { job_id: jobId } } })).data?.result as { extraction: { data: Record<string, any> } }).extraction.data;
+    const fieldInput = (path: string) => page.locator('.fields .field', { has: page.locator('label', { hasText: new RegExp(`^${path.replace(/[[\].]/g, '\\$&')}$`) }) }).locator('input, textarea');
+
+    it('saves an edit inside an array as the whole array with that item changed, typed, and removes a wrong row', async () => {
+      const { job, reviewId } = await inReview('flipkart-lines', 'invoice2data/compare/FlipkartInvoice.pdf');
+      const before = (job.result as { extraction: { data: Record<string, any> } }).extraction.data;
+      expect(before.line_items?.length).toBeGreaterThan(0);
+      await page.goto(`${h.baseUrl}/app/reviews/${reviewId}`);
+      await page.getByRole('heading', { name: /Review: FlipkartInvoice/ }).waitFor();
+      // The item fields carry the review's reasons, which name them generically (line_items[].amount).
+      await expect.poll(() => page.locator('.fields .field', { has: page.locator('label', { hasText: 'line_items[0].amount' }) }).locator('.reasons').textContent()).toContain('low confidence');
+      await fieldInput('line_items[0].amount').fill('1.300,50');
+      // Each row can be removed (and kept again before saving).
+      await page.getByRole('button', { name: 'Remove line_items[0]' }).click();
+      await page.getByRole('button', { name: 'Keep line_items[0]' }).click();
+      await page.keyboard.press('Control+Enter');
+      await page.getByRole('status').filter({ hasText: 'The job is completed' }).waitFor();
+      const after = await storedData(job.job_id);
+      // No key named after the path ("line_items[0]"): the array came back whole, with the item's amount a number.
+      expect(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
+      expect(after.line_items).toEqual([{ ...before.line_items[0], amount: 1300.5 }, ...before.line_items.slice(1)]);
+    }, 90_000);
+
+    it("types edits by the template version the job used, shows review-wide reasons, and refuses edits when that template is gone", async () => {
+      const first = await inReview('versioned', 'invoice2data/compare/AzureInterior.pdf');
+      const second = await inReview('versioned', 'invoice2data/compare/AzureInterior.pdf', LINES, first.templateId);
+      // Version 2 makes total a string; the jobs were extracted with version 1, where it is a number.
+      const v2 = await api.PUT('/v1/templates/{template_id}', { params: { path: { template_id: first.templateId } }, body: { name: 'versioned', json_schema: { ...LINES, properties: { ...LINES.properties, total: { type: 'string' } } } } });
+      expect(v2.response.status).toBe(200);
+      await page.goto(`${h.baseUrl}/app/reviews/${first.reviewId}`);
+      await page.getByRole('heading', { name: /Review: AzureInterior/ }).waitFor();
+      // Reasons tied to no field stand at the top.
+      const general = page.getByRole('list', { name: 'Reasons for the whole review' });
+      await expect.poll(() => general.textContent()).toContain('warn_count');
+      await fieldInput('total').fill('1.234,50');
+      await page.keyboard.press('Control+Enter');
+      await page.getByRole('status').filter({ hasText: 'The job is completed' }).waitFor();
+      expect((await storedData(first.job.job_id)).total).toBe(1234.5);
+
+      expect((await api.DELETE('/v1/templates/{template_id}', { params: { path: { template_id: first.templateId } } })).response.status).toBe(204);
+      await page.goto(`${h.baseUrl}/app/reviews/${second.reviewId}`);
+      await page.getByRole('alert').filter({ hasText: 'cannot be loaded' }).waitFor();
+      expect(await fieldInput('total').getAttribute('readonly')).not.toBeNull();
+      await page.keyboard.press('Control+Enter');
+      await page.getByRole('status').filter({ hasText: 'The job is completed' }).waitFor();
+      const review = await api.GET('/v1/reviews/{review_id}', { params: { path: { review_id: second.reviewId } } });
+      expect(review.data?.review.status).toBe('approved');
+    }, 120_000);
+
+    it('brings the focused field\'s evidence into view and draws every box of it; Ctrl+Enter twice approves once', async () => {
+      const receipt = { type: 'object', properties: { company: { type: 'string' }, date: { type: 'string' }, total: { type: 'number' } } };
+      const { job, reviewId } = await inReview('receipt', 'sroie/img/000.jpg', receipt);
+      const fields = (job.result as { extraction: { fields: Record<string, { evidence?: { page: number }[] }> } }).extraction.fields;
+      expect(fields.total?.evidence?.length).toBeGreaterThan(0);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.goto(`${h.baseUrl}/app/reviews/${reviewId}`);
+      await page.locator('figure.page-view img').waitFor();
+      await fieldInput('total').focus();
+      const marks = page.locator('.page-side svg rect.box-highlight');
+      await expect.poll(() => marks.count()).toBe(fields.total!.evidence!.filter((e) => e.page === 1).length);
+      await expect
+        .poll(async () => {
+          const box = (await marks.first().boundingBox())!;
+          return box.y >= 0 && box.y + box.height <= 800;
+        })
+        .toBe(true);
+      // Two quick Ctrl+Enter: one approval, no 409.
+      await page.keyboard.press('Control+Enter');
+      await page.keyboard.press('Control+Enter');
+      await page.getByRole('status').filter({ hasText: 'The job is completed' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(await page.getByRole('alert').count()).toBe(0);
+    }, 120_000);
+
+    it('keeps the keys on the fields after a page change, shows a field\'s page again when it is focused again, and shows a decision taken elsewhere', async () => {
+      const { job, reviewId } = await inReview('two-pages', 'invoice2data/compare/QualityHosting.pdf', { type: 'object', properties: { invoice_number: { type: 'string' }, date: { type: 'string' }, total: { type: 'number' } } });
+      const fields = (job.result as { extraction: { fields: Record<string, { evidence?: { page: number }[] }> } }).extraction.fields;
+      const grounded = Object.keys(fields).find((p) => fields[p]!.evidence?.length)!;
+      const home = fields[grounded]!.evidence![0]!.page;
+      const other = home === 1 ? 2 : 1;
+      await page.goto(`${h.baseUrl}/app/reviews/${reviewId}`);
+      await page.getByRole('navigation', { name: 'Pages' }).waitFor();
+      await fieldInput(grounded).focus();
+      await expect.poll(() => page.locator('.page-side figure.page-view').getAttribute('data-page')).toBe(String(home));
+      const id = await fieldInput(grounded).getAttribute('id');
+      await page.getByRole('button', { name: `Page ${other}` }).click();
+      await expect.poll(() => page.locator('.page-side figure.page-view').getAttribute('data-page')).toBe(String(other));
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe(id);
+      const last = id === `field-${(await page.locator('.fields .field').count()) - 1}`;
+      await page.keyboard.press(last ? 'Shift+Enter' : 'Enter');
+      expect(await page.evaluate(() => document.activeElement?.id)).not.toBe(id);
+      await page.keyboard.press(last ? 'Enter' : 'Shift+Enter');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe(id);
+      await expect.poll(() => page.locator('.page-side figure.page-view').getAttribute('data-page')).toBe(String(home));
+
+      // Another reviewer approves first: this screen says so, with who, and shows the decided review.
+      expect((await api.POST('/v1/reviews/{review_id}/approve', { params: { path: { review_id: reviewId } }, body: { note: 'done elsewhere' } })).response.status).toBe(200);
+      await fieldInput(grounded).fill('changed');
+      await page.keyboard.press('Control+Enter');
+      await page.getByRole('alert').filter({ hasText: 'someone decided this review first' }).waitFor();
+      expect(await page.getByRole('status').filter({ hasText: 'Decided: approved' }).textContent()).toContain('done elsewhere');
+      expect(await fieldInput(grounded).getAttribute('readonly')).not.toBeNull();
+      expect(await fieldInput(grounded).inputValue()).not.toBe('changed');
+
+      // A page image that cannot be fetched says so instead of loading forever.
+      await page.route('**/v1/artifacts/**', (route) => route.fulfill({ status: 500, body: '{}' }));
+      try {
+        await page.reload();
+        await page.getByRole('alert').filter({ hasText: 'page image could not be loaded' }).waitFor();
+      } finally {
+        await page.unroute('**/v1/artifacts/**');
+      }
+    }, 120_000);
+  });
 });

@@ -23,21 +23,44 @@ const auth: Middleware = {
 export const api = createClient<paths>({ baseUrl: window.location.origin });
 api.use(auth);
 
-/** The sentence to show for an error answer: the API's detail, or the first validation message. */
+/** One item of a 422 answer: where (`loc`, e.g. ['body', 'patch', 'total']) and what is wrong. */
+export interface ValidationItem {
+  loc?: unknown[];
+  msg?: string;
+}
+
+/**
+ * The sentence to show for an error answer: the API's detail, or every validation item, one a
+ * line, each with the place it names ("patch.line_items.0.amount: Expected number").
+ */
 export function errorText(error: unknown, status?: number): string {
   if (!error) return status ? `The request failed (${status}).` : 'The request failed.';
+  if (typeof error === 'string') return error.trim() ? `${error.slice(0, 300)}${status ? ` (${status})` : ''}` : `The request failed (${status}).`;
   const e = error as { detail?: unknown; message?: string };
   if (typeof e.detail === 'string') return e.detail;
   if (Array.isArray(e.detail) && e.detail.length) {
-    const first = e.detail[0] as { loc?: unknown[]; msg?: string };
-    return `${(first.loc ?? []).slice(1).join('.') || 'request'}: ${first.msg ?? 'invalid'}`;
+    return (e.detail as ValidationItem[]).map((item) => `${(item.loc ?? []).slice(1).join('.') || 'request'}: ${item.msg ?? 'invalid'}`).join('\n');
   }
-  return e.message ?? 'The request failed.';
+  return e.message ?? (status ? `The request failed (${status}).` : 'The request failed.');
+}
+
+/** An error answer: its sentence, with the status and the API's stable code for screens that act on them. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string | null,
+  ) {
+    super(message);
+  }
 }
 
 /** Throws the API's error sentence, so screens can show it; returns the data otherwise. */
 export function must<T>(result: { data?: T; error?: unknown; response: Response }): T {
-  if (result.error !== undefined || !result.response.ok) throw new Error(errorText(result.error, result.response.status));
+  if (result.error !== undefined || !result.response.ok) {
+    const code = (result.error as { code?: unknown } | undefined)?.code;
+    throw new ApiError(errorText(result.error, result.response.status), result.response.status, typeof code === 'string' ? code : null);
+  }
   return result.data as T;
 }
 

@@ -26,25 +26,37 @@ export interface Artifact {
   size_bytes: number | null;
 }
 
-/** Fetches an artifact with the session's credentials and hands back an object URL. */
-export function useArtifactUrl(artifactId: string | undefined): string | null {
+/**
+ * Fetches an artifact with the session's credentials and hands back an object URL, or the reason
+ * it could not be fetched (a refused request, a network failure), so the page never waits forever.
+ */
+export function useArtifactUrl(artifactId: string | undefined): { url: string | null; error: string | null } {
   const [url, setUrl] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     if (!artifactId) return;
     let revoked = false;
     let made: string | null = null;
-    void api.GET('/v1/artifacts/{artifact_id}', { params: { path: { artifact_id: artifactId } }, parseAs: 'blob' }).then((res) => {
-      if (revoked || !res.data) return;
-      made = URL.createObjectURL(res.data as Blob);
-      setUrl(made);
-    });
+    setError(null);
+    api
+      .GET('/v1/artifacts/{artifact_id}', { params: { path: { artifact_id: artifactId } }, parseAs: 'blob' })
+      .then((res) => {
+        if (revoked) return;
+        if (!res.response.ok || !res.data) {
+          setError(`The page image could not be loaded (${res.response.status}).`);
+          return;
+        }
+        made = URL.createObjectURL(res.data as Blob);
+        setUrl(made);
+      })
+      .catch(() => !revoked && setError('The page image could not be loaded: the server did not answer.'));
     return () => {
       revoked = true;
       if (made) URL.revokeObjectURL(made);
       setUrl(null);
     };
   }, [artifactId]);
-  return url;
+  return { url, error };
 }
 
 export interface Layers {
@@ -57,7 +69,8 @@ interface Props {
   page: CanonicalPage;
   artifacts: Artifact[];
   layers: Layers;
-  highlight?: BBox | null;
+  /** Boxes to highlight (every piece of evidence of the focused field). */
+  highlights?: BBox[];
   /** Labelled boxes to mark (e.g. the evidence of every field of a template test). */
   marks?: { bbox: BBox; label: string }[];
   onWord?: (word: Word) => void;
@@ -65,13 +78,22 @@ interface Props {
 
 const rect = ([x0, y0, x1, y1]: BBox) => ({ x: x0, y: y0, width: Math.max(0, x1 - x0), height: Math.max(0, y1 - y0) });
 
-export function PageView({ page, artifacts, layers, highlight, marks = [], onWord }: Props) {
+export function PageView({ page, artifacts, layers, highlights = [], marks = [], onWord }: Props) {
   const image = artifacts.find((a) => a.kind === 'page_image' && a.page_number === page.page_number);
-  const url = useArtifactUrl(image?.id);
+  const { url, error } = useArtifactUrl(image?.id);
+  const [broken, setBroken] = useState(false);
+  useEffect(() => setBroken(false), [url]);
   const words = onWord ? page.blocks.flatMap((b) => b.lines.flatMap((l) => l.words)) : [];
   return (
     <figure className="page-view" style={{ aspectRatio: `${page.width} / ${page.height}` }} data-page={page.page_number}>
-      {url ? <img src={url} alt={`Page ${page.page_number}`} /> : <div className="page-placeholder">{image ? 'Loading page image…' : 'No page image for this page.'}</div>}
+      {url ? (
+        <img src={url} alt={`Page ${page.page_number}`} onError={() => setBroken(true)} />
+      ) : error ? (
+        <div className="page-placeholder" role="alert">{error}</div>
+      ) : (
+        <div className="page-placeholder">{image ? 'Loading page image…' : 'No page image for this page.'}</div>
+      )}
+      {url && broken && <div className="page-placeholder" role="alert">The page image could not be shown: the file is not an image this browser reads.</div>}
       <svg viewBox={`0 0 ${page.width} ${page.height}`} preserveAspectRatio="none" aria-label={`Layout of page ${page.page_number}`} role="img">
         {layers.blocks && page.blocks.map((b, i) => <rect key={`b${i}`} className={`box box-block box-${b.type}`} {...rect(b.bbox)}><title>{`${b.type}: ${b.text.slice(0, 80)}`}</title></rect>)}
         {layers.tables && page.tables.map((t, i) => <rect key={`t${i}`} className="box box-table" {...rect(t.bbox)}><title>{`table ${t.rows}×${t.cols}`}</title></rect>)}
@@ -87,7 +109,7 @@ export function PageView({ page, artifacts, layers, highlight, marks = [], onWor
             <title>{m.label}</title>
           </rect>
         ))}
-        {highlight && <rect className="box box-highlight" {...rect(highlight)} />}
+        {highlights.map((h, i) => <rect key={`h${i}`} className="box box-highlight" {...rect(h)} />)}
         {/* Words last, transparent, on top: a click on a highlighted word must reach the word. */}
         {words.map((w, i) => (
           <rect key={`w${i}`} className="word" {...rect(w.bbox)} onMouseDown={(e) => { e.preventDefault(); onWord?.(w); }}>

@@ -1,10 +1,11 @@
 // The review queue, and the review screen: fields ordered by risk beside the page, keyboard first.
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { api, must } from '../api/client';
+import { ApiError, api, must } from '../api/client';
 import { type Artifact, type BBox, type CanonicalPage, PageView } from '../components/PageView';
 import { Link, Message, Page, StatusBadge, When, useAction, useLoad } from '../components/ui';
 import { navigate } from '../router';
 import { type JobResult, show } from './JobDetail';
+import { buildPatch, coerce, rankFields, rowOf, schemaType } from './review-fields';
 
 type ReviewStatus = 'pending' | 'in_review' | 'approved' | 'overridden' | 'reprocessed' | 'closed_by_delete';
 
@@ -55,104 +56,37 @@ export function ReviewQueue() {
   );
 }
 
-interface FieldRow {
-  path: string;
-  value: unknown;
-  confidence: number;
-  evidence: { page: number; bbox: BBox; text: string }[];
-  reasons: string[];
-  risk: number;
+/** "Approved by ann@x.test at …, note: …": what was decided on a review, by whom. */
+function decided(r: { status: string; resolved_by?: string | null; resolved_at?: string | null; resolution_note?: string | null }): string {
+  const by = r.resolved_by ? ` by ${r.resolved_by}` : '';
+  const at = r.resolved_at ? ` at ${new Date(r.resolved_at).toLocaleString()}` : '';
+  const note = r.resolution_note ? ` (note: ${r.resolution_note})` : '';
+  return `Decided: ${r.status.replace(/_/g, ' ')}${by}${at}${note}`;
 }
 
-/** Fields with their reasons, riskiest first: rule failures, then disagreement, low confidence, no evidence. */
-export function rankFields(result: JobResult, jobReasons: string[]): FieldRow[] {
-  const x = result.extraction;
-  if (!x) return [];
-  return Object.entries(x.fields)
-    .map(([path, f]) => {
-      const reasons: string[] = [];
-      let risk = 0;
-      for (const v of x.validation.filter((v) => v.field === path || v.field?.startsWith(`${path}.`))) {
-        reasons.push(`${v.severity === 'error' ? 'rule failed' : 'rule warning'}: ${v.message}`);
-        risk += v.severity === 'error' ? 100 : 40;
-      }
-      if (jobReasons.includes(`low_agreement:${path}`)) (reasons.push('low agreement between engines'), (risk += 30));
-      if (jobReasons.includes(`low_confidence:${path}`)) (reasons.push('low confidence'), (risk += 20));
-      if (!f.evidence?.length && f.value !== null && f.value !== undefined) (reasons.push('not found on the page (ungrounded)'), (risk += 15));
-      return { path, value: f.value, confidence: f.confidence, evidence: f.evidence ?? [], reasons, risk: risk + (1 - f.confidence) * 10 };
-    })
-    .sort((a, b) => b.risk - a.risk || a.path.localeCompare(b.path));
-}
-
-/** A JSON merge patch (RFC 7386) that sets `path` (dot separated) to `value`. */
-function patchFor(path: string, value: unknown, into: Record<string, unknown>): void {
-  const parts = path.split('.');
-  let node = into;
-  for (const p of parts.slice(0, -1)) node = (node[p] ??= {}) as Record<string, unknown>;
-  node[parts[parts.length - 1]] = value;
-}
-
-/**
- * A number as people write it on invoices: "34,73", "1.234,50", "1,234.50", "1'234.50", "EUR 12".
- * With both marks, the last one is the decimal mark; with one, it is decimal unless exactly three
- * digits follow it, which reads either way ("1,234" is 1234 in English and 1.234 in German): then
- * null, and the reviewer is asked to write it unambiguously.
- */
-export function parseNumber(text: string): number | null {
-  const t = text.replace(/[\s\u00a0\u202f']/g, '').replace(/^[^\d+-]+|[^\d]+$/g, '');
-  if (!/^[+-]?[\d.,]+$/.test(t)) return null;
-  const lastDot = t.lastIndexOf('.');
-  const lastComma = t.lastIndexOf(',');
-  let normal: string;
-  if (lastDot >= 0 && lastComma >= 0) {
-    const decimal = lastDot > lastComma ? '.' : ',';
-    const grouping = decimal === '.' ? ',' : '.';
-    if (t.indexOf(decimal) !== t.lastIndexOf(decimal)) return null;
-    normal = t.split(grouping).join('').replace(decimal, '.');
-  } else if (lastDot >= 0 || lastComma >= 0) {
-    const mark = lastDot >= 0 ? '.' : ',';
-    const parts = t.split(mark);
-    if (parts.length > 2) {
-      // Several of one mark: thousands groups ("1.234.567"), each of three digits.
-      if (!parts.slice(1).every((p) => p.length === 3)) return null;
-      normal = parts.join('');
-    } else {
-      if (parts[1]!.length === 3 && /\d/.test(parts[0]!)) return null;
-      normal = parts.join('.');
-    }
-  } else {
-    normal = t;
-  }
-  const n = Number(normal);
-  return Number.isFinite(n) ? n : null;
-}
-
-/** The typed value for what the reviewer typed, by the template's schema type for that field; an Error when it cannot be one. */
-function coerce(text: string, type: string | undefined, path: string): unknown {
-  const t = text.trim();
-  if (t === '') return null;
-  if (type === 'number' || type === 'integer') {
-    const n = parseNumber(t);
-    if (n === null) throw new Error(`${path}: "${t}" is not a number that reads one way only. Write it with a decimal point and no thousands marks, e.g. 1234.50.`);
-    if (type === 'integer' && !Number.isInteger(n)) throw new Error(`${path}: "${t}" is not a whole number.`);
-    return n;
-  }
-  if (type === 'boolean') return /^(true|yes|1)$/i.test(t);
-  return t;
-}
-
-function schemaType(schema: unknown, path: string): string | undefined {
-  let node = schema as { properties?: Record<string, unknown>; type?: string } | undefined;
-  for (const p of path.split('.')) node = node?.properties?.[p] as typeof node;
-  return Array.isArray(node?.type) ? node?.type.find((t: string) => t !== 'null') : node?.type;
+/** A stored value as the field's box shows it: nothing for null. */
+function display(value: unknown): string {
+  return value === null || value === undefined ? '' : show(value);
 }
 
 export function ReviewScreen({ reviewId }: { reviewId: string }) {
   const detail = useLoad(async () => must(await api.GET('/v1/reviews/{review_id}', { params: { path: { review_id: reviewId } } })), [reviewId]);
   const review = detail.data?.review;
   const job = detail.data?.job as { job_id: string; status: string; template_id: string | null; result?: JobResult; artifacts?: Artifact[] } | undefined;
-  const template = useLoad(async () => (job?.template_id ? must(await api.GET('/v1/templates/{template_id}', { params: { path: { template_id: job.template_id } } })) : null), [job?.template_id]);
-  const fields = useMemo(() => (job?.result ? rankFields(job.result, review?.reasons ?? []) : []), [job, review]);
+  const extraction = job?.result?.extraction;
+  // The template version the job was extracted with types the edits; the current version may differ.
+  const template = useLoad(async () => {
+    if (!extraction?.template_id) return null;
+    const versions = must(await api.GET('/v1/templates/{template_id}/versions', { params: { path: { template_id: extraction.template_id } } })).items;
+    const used = versions.find((v) => v.version === extraction.template_version);
+    if (!used) throw new Error(`version ${extraction.template_version} of template ${extraction.template_id} is not kept`);
+    return used.template as { json_schema?: unknown };
+  }, [extraction?.template_id, extraction?.template_version]);
+  const ranked = useMemo(() => rankFields(extraction, review?.reasons ?? []), [extraction, review]);
+  const fields = ranked.fields;
+  /** Typed edits need the job's template; without it only approve and reprocess are offered. */
+  const editable = !!extraction && !!template.data?.json_schema;
+  const [removed, setRemoved] = useState<string[]>([]);
   const [edits, setEdits] = useState<Record<string, string>>({});
   // By path, not position: saving re-ranks the fields.
   const [focusedPath, setFocusedPath] = useState<string | null>(null);
@@ -161,19 +95,32 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
   const [note, setNote] = useState('');
   const [pageNumber, setPageNumber] = useState(1);
   const inputs = useRef<(HTMLInputElement | null)[]>([]);
+  const keepPage = useRef(false);
+  const [focusCount, setFocusCount] = useState(0);
+  const pageSide = useRef<HTMLDivElement>(null);
+  /** Set while a save or reprocess is on its way: a second Ctrl+Enter is ignored, not sent. */
+  const busy = useRef(false);
   const action = useAction();
   const open = review && (review.status === 'pending' || review.status === 'in_review');
 
   const pages: CanonicalPage[] = job?.result?.canonical?.pages ?? [];
   const current = fields[focused];
-  const evidence = current?.evidence[0];
-  useEffect(() => {
-    if (evidence) setPageNumber(evidence.page);
-  }, [evidence]);
   useEffect(() => {
     if (open && fields.length) inputs.current[0]?.focus();
   }, [open, fields.length]);
   const page = pages.find((p) => p.page_number === pageNumber) ?? pages[0];
+
+  // The focused field's evidence scrolled into the page's view (the page side scrolls on its own beside the fields).
+  useEffect(() => {
+    const side = pageSide.current;
+    const mark = side?.querySelector('rect.box-highlight');
+    if (!side || !mark || side.scrollHeight <= side.clientHeight) return;
+    const box = mark.getBoundingClientRect();
+    const view = side.getBoundingClientRect();
+    const top = Math.max(view.top, 0);
+    const bottom = Math.min(view.bottom, window.innerHeight);
+    if (box.top < top || box.bottom > bottom) side.scrollTop += box.top - top - Math.max(0, (bottom - top - box.height) / 2);
+  }, [focusCount, focusedPath, page?.page_number]);
 
   const focusField = (i: number) => {
     const next = Math.max(0, Math.min(fields.length - 1, i));
@@ -183,40 +130,64 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
   };
 
   /** The edits that differ from the stored values: what a save sends, and what leaving would lose. */
-  const changed = Object.entries(edits).filter(([path, text]) => text !== show(fields.find((f) => f.path === path)?.value));
+  const changed = Object.entries(edits).filter(([path, text]) => text !== display(fields.find((f) => f.path === path)?.value) && !removed.includes(rowOf(path) ?? ''));
+  const dirty = changed.length > 0 || removed.length > 0;
+  /** The array items the fields live in ("line_items[0]"), each with a remove button. */
+  const rows = [...new Set(fields.map((f) => rowOf(f.path)).filter((r): r is string => !!r))].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
 
   const nextReview = async () => {
-    if (open && changed.length && !window.confirm('Leave this review? Your changes to its fields are not saved.')) return;
+    if (open && dirty && !window.confirm('Leave this review? Your changes to its fields are not saved.')) return;
     const pending = must(await api.GET('/v1/reviews', { params: { query: { status: 'pending', limit: 5 } } })).items.filter((r) => r.review_id !== reviewId);
     navigate(pending[0] ? `/reviews/${pending[0].review_id}` : '/reviews');
   };
 
-  const submit = () =>
-    action.run(async () => {
-      const noteValue = note.trim() || null;
-      if (changed.length) {
-        const patch: Record<string, unknown> = {};
-        for (const [path, text] of changed) patchFor(path, coerce(text, schemaType(template.data?.json_schema, path), path), patch);
-        must(await api.POST('/v1/reviews/{review_id}/override', { params: { path: { review_id: reviewId } }, body: { patch, note: noteValue } }));
-      } else {
-        must(await api.POST('/v1/reviews/{review_id}/approve', { params: { path: { review_id: reviewId } }, body: { note: noteValue } }));
-      }
-      setEdits({});
-      await detail.reload();
-    }, 'Saved. The job is completed.');
+  /** Another reviewer decided first (409): the screen shows the review as it now stands, and who decided it. */
+  const settleConflict = async (err: unknown) => {
+    if (!(err instanceof ApiError) || err.status !== 409) throw err;
+    const now = must(await api.GET('/v1/reviews/{review_id}', { params: { path: { review_id: reviewId } } })).review;
+    setEdits({});
+    setRemoved([]);
+    await detail.reload();
+    if (now.status === 'pending' || now.status === 'in_review') throw err;
+    throw new Error(`Not saved: someone decided this review first. ${decided(now)}.`);
+  };
 
-  const reprocess = () =>
-    action.run(async () => {
-      must(await api.POST('/v1/reviews/{review_id}/reprocess', { params: { path: { review_id: reviewId } }, body: {} }));
-      await detail.reload();
-    }, 'Sent back for processing.');
+  const once = (label: string, work: () => Promise<void>) => async () => {
+    if (busy.current) return;
+    busy.current = true;
+    try {
+      await action.run(() => work().catch(settleConflict), label);
+    } finally {
+      busy.current = false;
+    }
+  };
+
+  const submit = once('Saved. The job is completed.', async () => {
+    const noteValue = note.trim() || null;
+    if (dirty) {
+      if (!editable) throw new Error(template.loading ? 'The template is still loading; save again in a moment.' : 'Edits cannot be saved without the template this job used. Approve or reprocess instead.');
+      const typed = changed.map(([path, text]) => [path, coerce(text, schemaType(template.data!.json_schema, path), path)] as [string, unknown]);
+      const patch = buildPatch(extraction!.data, typed, removed);
+      must(await api.POST('/v1/reviews/{review_id}/override', { params: { path: { review_id: reviewId } }, body: { patch, note: noteValue } }));
+    } else {
+      must(await api.POST('/v1/reviews/{review_id}/approve', { params: { path: { review_id: reviewId } }, body: { note: noteValue } }));
+    }
+    setEdits({});
+    setRemoved([]);
+    await detail.reload();
+  });
+
+  const reprocess = once('Sent back for processing.', async () => {
+    must(await api.POST('/v1/reviews/{review_id}/reprocess', { params: { path: { review_id: reviewId } }, body: {} }));
+    await detail.reload();
+  });
 
   // The screen's keys work wherever focus is (a closed review focuses nothing; a click on the
   // page leaves focus on the body), so they are heard on the window while the screen is shown.
   const onKey = (e: globalThis.KeyboardEvent) => {
     if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') {
       e.preventDefault();
-      if (open) void submit();
+      if (open && !busy.current) void submit();
     } else if (e.altKey && (e.key === 'n' || e.key === 'N')) {
       e.preventDefault();
       void nextReview();
@@ -235,20 +206,36 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
       <div className="review">
         <Message error={detail.error ?? action.error} notice={action.notice} />
         <p className="muted keys">Keys: Enter next field · Shift+Enter previous · Ctrl+Enter accept · Alt+N next review · click a word to fill the focused field</p>
+        {review && !open && <p className="decided" role="status">{decided(review)}.</p>}
+        {review && open && template.error && (
+          <p className="message error" role="alert">The template this job was extracted with cannot be loaded ({template.error}), so its fields cannot be edited here. Approve or reprocess instead.</p>
+        )}
+        {ranked.general.length > 0 && (
+          <div className="review-reasons">
+            <h2>Why this review</h2>
+            <ul aria-label="Reasons for the whole review">{ranked.general.map((r) => <li key={r}>{r}</li>)}</ul>
+          </div>
+        )}
         {review && job && (
           <div className="split">
             <div className="fields" aria-label="Fields by risk">
               {fields.map((f, i) => (
-                <div key={f.path} className={`field${i === focused ? ' focused' : ''}${f.risk >= 40 ? ' risky' : ''}`}>
+                <div key={f.path} className={`field${i === focused ? ' focused' : ''}${f.risk >= 40 ? ' risky' : ''}${removed.includes(rowOf(f.path) ?? '') ? ' removed' : ''}`}>
                   <label htmlFor={`field-${i}`}>{f.path}</label>
                   <input
                     id={`field-${i}`}
                     ref={(el) => {
                       inputs.current[i] = el;
                     }}
-                    value={edits[f.path] ?? (f.value === null || f.value === undefined ? '' : show(f.value))}
-                    readOnly={!open}
-                    onFocus={() => setFocused(i)}
+                    value={edits[f.path] ?? display(f.value)}
+                    readOnly={!open || !!template.error || removed.includes(rowOf(f.path) ?? '')}
+                    onFocus={() => {
+                      setFocused(i);
+                      // Every focus (again) shows the field's evidence, unless the focus only came back from a page button.
+                      if (keepPage.current) keepPage.current = false;
+                      else if (f.evidence[0]) setPageNumber(f.evidence[0].page);
+                      setFocusCount((n) => n + 1);
+                    }}
                     onChange={(e) => setEdits({ ...edits, [f.path]: e.target.value })}
                     onKeyDown={(e) => {
                       if (e.key === 'Enter' && !e.ctrlKey && !e.metaKey) {
@@ -262,10 +249,23 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
                   <ul id={`why-${i}`} className="reasons">{f.reasons.map((r) => <li key={r}>{r}</li>)}</ul>
                 </div>
               ))}
+              {open && rows.length > 0 && (
+                <ul className="rows" aria-label="Table rows">
+                  {rows.map((row) => {
+                    const gone = removed.includes(row);
+                    return (
+                      <li key={row} className={gone ? 'removed' : undefined}>
+                        <span>{row}{gone ? ' (removed when saved)' : ''}</span>{' '}
+                        <button disabled={!!template.error} onClick={() => setRemoved(gone ? removed.filter((r) => r !== row) : [...removed, row])}>{gone ? `Keep ${row}` : `Remove ${row}`}</button>
+                      </li>
+                    );
+                  })}
+                </ul>
+              )}
               {open && (
                 <div className="review-actions">
                   <label>Note<input value={note} onChange={(e) => setNote(e.target.value)} placeholder="Why (kept with the result)" /></label>
-                  <button className="primary" onClick={() => void submit()} disabled={action.busy}>{Object.keys(edits).length ? 'Save edits and complete' : 'Approve'} (Ctrl+Enter)</button>
+                  <button className="primary" onClick={() => void submit()} disabled={action.busy}>{dirty ? 'Save edits and complete' : 'Approve'} (Ctrl+Enter)</button>
                   <button onClick={() => void reprocess()} disabled={action.busy}>Reprocess</button>
                 </div>
               )}
@@ -273,21 +273,37 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
                 <button onClick={() => void nextReview()}>Next review (Alt+N)</button> <Link to={`/jobs/${job.job_id}`}>Open the job</Link> <span>Job status: <StatusBadge status={job.status} /></span>
               </p>
             </div>
-            <div className="page-side">
+            <div className="page-side" ref={pageSide}>
               {page ? (
                 <PageView
                   page={page}
                   artifacts={job.artifacts ?? []}
                   layers={{ blocks: false, tables: false, keyValues: false }}
-                  highlight={evidence && evidence.page === page.page_number ? evidence.bbox : null}
-                  onWord={open && current ? (w) => setEdits((e) => ({ ...e, [current.path]: e[current.path] && e[current.path] !== show(current.value) ? `${e[current.path]} ${w.text}` : w.text })) : undefined}
+                  highlights={(current?.evidence ?? []).filter((e) => e.page === page.page_number).map((e) => e.bbox)}
+                  onWord={open && current && !template.error ? (w) => setEdits((e) => ({ ...e, [current.path]: e[current.path] && e[current.path] !== display(current.value) ? `${e[current.path]} ${w.text}` : w.text })) : undefined}
                 />
               ) : (
                 <p className="muted">This job has no page layout to show.</p>
               )}
               {pages.length > 1 && (
                 <nav className="pager" aria-label="Pages">
-                  {pages.map((p) => <button key={p.page_number} aria-current={p.page_number === page?.page_number} onClick={() => setPageNumber(p.page_number)}>{p.page_number}</button>)}
+                  {pages.map((p) => (
+                    <button
+                      key={p.page_number}
+                      aria-current={p.page_number === page?.page_number}
+                      aria-label={`Page ${p.page_number}`}
+                      onClick={() => {
+                        setPageNumber(p.page_number);
+                        // Back to the field, so Enter and Shift+Enter keep moving between fields.
+                        if (open && inputs.current[focused]) {
+                          keepPage.current = true;
+                          inputs.current[focused]!.focus({ preventScroll: true });
+                        }
+                      }}
+                    >
+                      {p.page_number}
+                    </button>
+                  ))}
                 </nav>
               )}
             </div>

@@ -1,0 +1,59 @@
+// The review screen's pure parts: paths, schema types, reasons by field and the merge patch.
+import { describe, expect, it } from 'vitest';
+import { buildPatch, coerce, concerns, rankFields, schemaType } from '../../web/src/screens/review-fields.js';
+
+const schema = {
+  type: 'object',
+  properties: {
+    total: { type: ['number', 'null'] },
+    vendor: { type: 'object', properties: { name: { type: 'string' } } },
+    line_items: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, amount: { type: 'number' } } } },
+  },
+};
+const data = { total: 10, vendor: { name: 'A', vat: 'x' }, line_items: [{ description: 'a', amount: 1 }, { description: 'b', amount: 2 }, { description: 'c', amount: 3 }] };
+
+describe('review fields', () => {
+  it('types a field inside an array by the items schema', () => {
+    expect(schemaType(schema, 'line_items[0].amount')).toBe('number');
+    expect(schemaType(schema, 'line_items[12].description')).toBe('string');
+    expect(schemaType(schema, 'total')).toBe('number');
+    expect(coerce('1278,61', schemaType(schema, 'line_items[0].amount'), 'line_items[0].amount')).toBe(1278.61);
+  });
+
+  it('sends the whole array with the item changed, and only the edited keys outside arrays', () => {
+    expect(buildPatch(data, [['line_items[1].amount', 20]])).toEqual({ line_items: [{ description: 'a', amount: 1 }, { description: 'b', amount: 20 }, { description: 'c', amount: 3 }] });
+    expect(buildPatch(data, [['vendor.name', 'B'], ['total', null]])).toEqual({ vendor: { name: 'B' }, total: null });
+    expect(data.line_items[1]!.amount).toBe(2);
+  });
+
+  it('removes rows, an edit to a kept row after a removed one landing on that row', () => {
+    expect(buildPatch(data, [['line_items[2].amount', 30]], ['line_items[0]'])).toEqual({ line_items: [{ description: 'b', amount: 2 }, { description: 'c', amount: 30 }] });
+    expect(buildPatch(data, [], ['line_items[0]', 'line_items[2]'])).toEqual({ line_items: [{ description: 'b', amount: 2 }] });
+  });
+
+  it('matches generic reason paths to indexed fields', () => {
+    expect(concerns('line_items[].amount', 'line_items[3].amount')).toBe(true);
+    expect(concerns('line_items[1].amount', 'line_items[1].amount')).toBe(true);
+    expect(concerns('line_items[1].amount', 'line_items[2].amount')).toBe(false);
+    expect(concerns('line_items', 'line_items[0].amount')).toBe(true);
+    expect(concerns('total', 'total_tax')).toBe(false);
+  });
+
+  it('puts item reasons under each item field and review-wide reasons apart', () => {
+    const field = (value: unknown) => ({ value, confidence: 0.5, evidence: [{ page: 1, bbox: [0, 0, 1, 1] as [number, number, number, number], text: 'x' }] });
+    const { fields, general } = rankFields(
+      {
+        fields: { total: field(10), 'line_items[0].amount': field(1), 'line_items[1].amount': field(2) },
+        validation: [
+          { rule: 'range:line_items[].amount', field: 'line_items[1].amount', severity: 'error', message: 'too big' },
+          { rule: 'required:po', field: 'po', severity: 'error', message: 'po missing' },
+        ],
+      },
+      ['low_confidence:line_items[].amount', 'validation:range:line_items[].amount', 'validation:required:po', 'warn_count'],
+    );
+    expect(fields[0]).toMatchObject({ path: 'line_items[1].amount', reasons: ['rule failed: too big', 'low confidence'] });
+    expect(fields.find((f) => f.path === 'line_items[0].amount')!.reasons).toEqual(['low confidence']);
+    expect(fields.find((f) => f.path === 'total')!.reasons).toEqual([]);
+    expect(general).toEqual(['rule failed: po missing', 'several rule warnings (warn_count)']);
+  });
+});
