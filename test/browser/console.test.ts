@@ -337,6 +337,44 @@ describe('the web console', () => {
     await screenshot(page, 'batch');
   }, 90_000);
 
+  it("shows the API's validation items for a refused upload and a refused batch", async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
+    await page.getByLabel('Pages (optional)').fill('seven');
+    await page.getByLabel('Choose files to upload').setInputFiles([CAMELOT]);
+    const refused = page.locator('ul[aria-label="Uploads"] li.upload-failed').first();
+    await expect.poll(() => refused.textContent()).toContain('page_range');
+    await page.getByLabel('Pages (optional)').fill('');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Batches' }).click();
+    const form = page.getByRole('form', { name: 'New batch' });
+    await form.getByLabel('Name').fill('n'.repeat(300));
+    await form.getByLabel('Files').setInputFiles([CAMELOT]);
+    await form.getByRole('button', { name: 'Create batch' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^name: /);
+  });
+
+  it("shows the chosen tenant's templates after a switch, and keeps the tenant when a session ends and the admin signs in again", async () => {
+    await api.POST('/v1/templates', { body: { name: 'acme-only', json_schema: { type: 'object', properties: { total: { type: 'number' } } } }, headers: { 'x-tenant-id': 'acme' } });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
+    const options = () => page.getByLabel('Template').locator('option').allTextContents();
+    await expect.poll(options).toContain('strict-invoice');
+    await page.getByLabel('Tenant').selectOption('acme');
+    await expect.poll(options).toContain('acme-only');
+    expect(await options()).not.toContain('strict-invoice');
+
+    // The API ends the session (here: it is signed out elsewhere); signed in again, the admin is still in acme.
+    const token = await page.evaluate(() => JSON.parse(localStorage.getItem('quire.session')!).token as string);
+    expect((await apiClient(h.baseUrl, { token }).POST('/v1/auth/logout')).response.status).toBeLessThan(300);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByLabel('Email').fill(ADMIN_EMAIL);
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByLabel('Tenant').inputValue()).toBe('acme');
+    await expect.poll(options).toContain('acme-only');
+    await page.getByLabel('Tenant').selectOption('default');
+    await expect.poll(options).toContain('strict-invoice');
+  });
+
   describe('the review screen', () => {
     const LINES = {
       type: 'object',

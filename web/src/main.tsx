@@ -1,5 +1,5 @@
 // The console's shell: sign-in gate, navigation, tenant switch for a platform admin, and routes.
-import { StrictMode, useSyncExternalStore } from 'react';
+import { StrictMode, useEffect, useSyncExternalStore } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, must } from './api/client';
 import { Link, Message, useLoad } from './components/ui';
@@ -64,6 +64,10 @@ function Screen({ path, tenantId }: { path: string; tenantId: string }) {
 function Shell({ path }: { path: string }) {
   const { tenant } = useSyncExternalStore(session.subscribe, session.get);
   const me = useLoad(async () => must(await api.GET('/v1/me')), [tenant]);
+  const role = me.data?.role;
+  useEffect(() => {
+    if (role) session.resumeTenant(role === 'platform_admin');
+  }, [role]);
   if (me.error) return <main className="auth"><Message error={me.error} /><button onClick={() => session.clear()}>Sign in again</button></main>;
   if (!me.data) return <main className="auth"><p role="status">Loading…</p></main>;
   const isAdmin = me.data.role !== 'member';
@@ -89,7 +93,8 @@ function Shell({ path }: { path: string }) {
         </div>
       </nav>
       <main id="main" tabIndex={-1}>
-        <Screen path={path} tenantId={me.data.acting_tenant_id} />
+        {/* Keyed by tenant: a switch starts every screen afresh (its lists, its template choices). */}
+        <Screen key={me.data.acting_tenant_id} path={path} tenantId={me.data.acting_tenant_id} />
       </main>
     </div>
   );

@@ -5,6 +5,11 @@ export interface SessionState {
   tenant: string | null;
   /** Set when the API refused the session (expired, revoked): the sign-in screen says so. */
   ended?: boolean;
+  /**
+   * The tenant a platform admin was acting in when the API ended the session: signed in again,
+   * the same person is back in it (for anyone else it is dropped once /v1/me says who signed in).
+   */
+  resume?: string | null;
 }
 
 const KEY = 'quire.session';
@@ -34,14 +39,19 @@ function write(next: SessionState): void {
 
 export const session = {
   get: () => state,
-  signIn: (token: string) => write({ token, tenant: null }),
+  signIn: (token: string) => write({ token, tenant: null, resume: state.resume ?? null }),
+  /** Called once /v1/me answers: a platform admin gets back the tenant the ended session acted in. */
+  resumeTenant: (platformAdmin: boolean) => {
+    if (state.resume === undefined || state.resume === null) return;
+    write({ token: state.token, tenant: platformAdmin ? state.resume : state.tenant, resume: null });
+  },
   setTenant: (tenant: string | null) => write({ ...state, tenant }),
   clear: () => {
     if (state.token) write({ token: null, tenant: null });
   },
   /** The API no longer accepts the token: signed out, with a word why on the sign-in screen. */
   end: () => {
-    if (state.token) write({ token: null, tenant: null, ended: true });
+    if (state.token) write({ token: null, tenant: null, ended: true, resume: state.tenant });
   },
   subscribe(listener: () => void): () => void {
     listeners.add(listener);

@@ -1,6 +1,6 @@
 // Batches: create one from many files, watch its counts live, open its jobs, retry the failed.
 import { useState } from 'react';
-import { api, must, uploadWithProgress } from '../api/client';
+import { api, errorText, must, uploadWithProgress } from '../api/client';
 import { Link, Message, Page, StatusBadge, When, useAction, useLoad } from '../components/ui';
 import { navigate } from '../router';
 import { MODES, useTemplates } from './Documents';
@@ -29,7 +29,7 @@ export function BatchList() {
       form.append('processing_mode', mode);
       for (const f of files) form.append('files', f, f.name);
       const res = await uploadWithProgress('/v1/batches', form, setProgress);
-      if (res.status >= 300) throw new Error(typeof res.body?.detail === 'string' ? res.body.detail : `The batch was refused (${res.status}).`);
+      if (res.status >= 300) throw new Error(errorText(res.body, res.status));
       navigate(`/batches/${res.body.batch_id}`);
     });
   return (

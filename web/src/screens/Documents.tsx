@@ -1,7 +1,7 @@
 // Documents: upload many files with per-file progress (template and mode chosen first), and the
 // live job list with filters and search.
 import { useState } from 'react';
-import { api, must, uploadWithProgress } from '../api/client';
+import { api, errorText, must, uploadWithProgress } from '../api/client';
 import { filesFromDrop } from '../components/upload';
 import { Link, Message, Page, StatusBadge, When, useLoad } from '../components/ui';
 
@@ -47,7 +47,7 @@ function Uploader({ onUploaded }: { onUploaded: () => void }) {
         try {
           const res = await uploadWithProgress('/v1/documents', form, (p) => update(key, { progress: p }));
           if (res.status === 202 || res.status === 200) update(key, { state: 'done', progress: 1, jobId: res.body.job_id });
-          else update(key, { state: 'failed', message: typeof res.body?.detail === 'string' ? res.body.detail : `Upload refused (${res.status}).` });
+          else update(key, { state: 'failed', message: errorText(res.body, res.status) });
         } catch (err) {
           update(key, { state: 'failed', message: (err as Error).message });
         }

@@ -1,7 +1,7 @@
 // Templates: the list, and the editor (fields as a JSON schema, rules from the rule-kinds
 // catalogue), a test on a file or a job, versions with a diff, activate and deactivate.
 import { useEffect, useState } from 'react';
-import { api, must, uploadWithProgress } from '../api/client';
+import { api, errorText, must, uploadWithProgress } from '../api/client';
 import { diffLines } from '../components/diff';
 import { type Artifact, type BBox, type CanonicalPage, PageView } from '../components/PageView';
 import { Link, Message, Page, When, unavailable, useAction, useLoad } from '../components/ui';
@@ -284,7 +284,7 @@ function TemplateTest({ inline }: { inline: () => Record<string, unknown> }) {
       else if (jobId) form.append('job_id', jobId);
       else throw new Error('Choose a file or a job to test on.');
       const res = await uploadWithProgress('/v1/templates/test', form, () => undefined);
-      if (res.status !== 200) throw new Error(typeof res.body?.detail === 'string' ? res.body.detail : `The test failed (${res.status}): ${JSON.stringify(res.body?.detail ?? res.body)}`);
+      if (res.status !== 200) throw new Error(`The test failed: ${errorText(res.body, res.status)}`);
       setResult(res.body);
       setTested(file ? null : jobId);
     });
