@@ -514,4 +514,29 @@ describe('the web console', () => {
       }
     }, 120_000);
   });
+
+  it('pages the review queue and the batch list beyond 100 entries', async () => {
+    const [job] = (await api.GET('/v1/documents', { params: { query: { limit: 1 } } })).data!.items;
+    const old = (i: number) => new Date(Date.UTC(2001, 0, 1, 0, 0, i));
+    await h.db.insertInto('reviews').values(Array.from({ length: 101 }, (_, i) => ({ id: `rev_old_${i}`, tenant_id: 'default', job_id: job!.job_id, status: 'approved', created_at: old(i), updated_at: old(i) }))).execute();
+    await h.db.insertInto('batches').values(Array.from({ length: 101 }, (_, i) => ({ id: `bat_old_${i}`, tenant_id: 'default', name: `old batch ${i}`, processing_mode: 'canonical', status: 'completed', created_at: old(i), updated_at: old(i) }))).execute();
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByRole('link', { name: 'Reviews' }).click();
+    await page.getByLabel('Status').selectOption('approved');
+    const reviewRows = page.locator('table[aria-label="Reviews"] tbody tr');
+    await expect.poll(() => reviewRows.count()).toBe(100);
+    const reviewPages = page.getByRole('group', { name: 'Pages of reviews' });
+    await reviewPages.getByRole('button', { name: 'Older' }).click();
+    await expect.poll(() => reviewRows.count()).toBeGreaterThan(0);
+    expect(await reviewRows.count()).toBeLessThan(100);
+    await reviewPages.getByRole('button', { name: 'Newest' }).click();
+    await expect.poll(() => reviewRows.count()).toBe(100);
+
+    await nav.getByRole('link', { name: 'Batches' }).click();
+    const batchRows = page.locator('table[aria-label="Batches"] tbody tr');
+    await expect.poll(() => batchRows.count()).toBe(100);
+    await page.getByRole('group', { name: 'Pages of batches' }).getByRole('button', { name: 'Older' }).click();
+    await page.locator('table[aria-label="Batches"] tbody tr', { hasText: 'old batch 0' }).waitFor();
+  });
 });
+

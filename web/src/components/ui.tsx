@@ -114,3 +114,24 @@ export function Page({ title, actions, children }: { title: string; actions?: Re
 export function unavailable(error: string | null): boolean {
   return !!error && /not (available|implemented)|not offered|501/i.test(error);
 }
+
+/**
+ * Cursor paging over a list the API answers page by page (`next_cursor`): the cursors of the pages
+ * before the one shown, so Newer and Newest go back; `reset` when a filter changes.
+ */
+export function useCursors() {
+  const [cursors, setCursors] = useState<string[]>([]);
+  return { cursor: cursors[cursors.length - 1] as string | undefined, cursors, setCursors, reset: () => setCursors([]) };
+}
+
+/** Newest, Newer and Older for a list paged with useCursors. */
+export function Pager({ label, paging, next }: { label: string; paging: ReturnType<typeof useCursors>; next: string | null | undefined }) {
+  const { cursors, setCursors } = paging;
+  return (
+    <div className="row pager" role="group" aria-label={label}>
+      {cursors.length > 0 && <button type="button" onClick={() => setCursors([])}>Newest</button>}
+      {cursors.length > 0 && <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>Newer</button>}
+      {next && <button type="button" onClick={() => setCursors([...cursors, next])}>Older</button>}
+    </div>
+  );
+}

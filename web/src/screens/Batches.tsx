@@ -1,7 +1,7 @@
 // Batches: create one from many files, watch its counts live, open its jobs, retry the failed.
 import { useState } from 'react';
 import { api, errorText, must, uploadWithProgress } from '../api/client';
-import { Link, Message, Page, StatusBadge, When, useAction, useLoad } from '../components/ui';
+import { Link, Message, Page, Pager, StatusBadge, When, useAction, useCursors, useLoad } from '../components/ui';
 import { navigate } from '../router';
 import { MODES, useTemplates } from './Documents';
 
@@ -12,7 +12,8 @@ function Counts({ counts }: { counts: Record<string, number> }) {
 }
 
 export function BatchList() {
-  const list = useLoad(async () => must(await api.GET('/v1/batches', { params: { query: { limit: 100 } } })), [], 3000);
+  const paging = useCursors();
+  const list = useLoad(async () => must(await api.GET('/v1/batches', { params: { query: { limit: 100, ...(paging.cursor ? { cursor: paging.cursor } : {}) } } })), [paging.cursor], 3000);
   const templates = useTemplates();
   const [name, setName] = useState('');
   const [templateId, setTemplateId] = useState('');
@@ -56,6 +57,7 @@ export function BatchList() {
             ))}
           </tbody>
         </table>
+        <Pager label="Pages of batches" paging={paging} next={list.data?.next_cursor} />
       </div>
     </Page>
   );

@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { api, errorText, must, uploadWithProgress } from '../api/client';
 import { filesFromDrop } from '../components/upload';
-import { Link, Message, Page, StatusBadge, When, useLoad } from '../components/ui';
+import { Link, Message, Page, Pager, StatusBadge, When, useCursors, useLoad } from '../components/ui';
 
 const STATUSES = ['queued', 'processing', 'completed', 'needs_review', 'rejected', 'failed'] as const;
 type Status = (typeof STATUSES)[number];
@@ -136,8 +136,8 @@ export function Documents() {
   const [q, setQ] = useState('');
   const [deleted, setDeleted] = useState(false);
   // The cursors of the pages before this one (the newest page has none): older and back again.
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
+  const paging = useCursors();
+  const cursor = paging.cursor;
   const jobs = useLoad(
     async () =>
       must(
@@ -149,7 +149,7 @@ export function Documents() {
     2000,
   );
   const filter = <T,>(set: (v: T) => void) => (v: T) => {
-    setCursors([]);
+    paging.reset();
     set(v);
   };
   return (
@@ -207,11 +207,7 @@ export function Documents() {
           </tbody>
         </table>
         {jobs.data && jobs.data.items.length === 0 && <p className="muted">No jobs match.</p>}
-        <div className="row pager" aria-label="Pages of jobs">
-          {cursors.length > 0 && <button type="button" onClick={() => setCursors([])}>Newest</button>}
-          {cursors.length > 0 && <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>Newer</button>}
-          {jobs.data?.next_cursor && <button type="button" onClick={() => setCursors([...cursors, jobs.data!.next_cursor!])}>Older</button>}
-        </div>
+        <Pager label="Pages of jobs" paging={paging} next={jobs.data?.next_cursor} />
       </div>
     </Page>
   );

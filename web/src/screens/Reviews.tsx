@@ -2,7 +2,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, api, must } from '../api/client';
 import { type Artifact, type BBox, type CanonicalPage, PageView } from '../components/PageView';
-import { Link, Message, Page, StatusBadge, When, useAction, useLoad } from '../components/ui';
+import { Link, Message, Page, Pager, StatusBadge, When, useAction, useCursors, useLoad } from '../components/ui';
 import { navigate } from '../router';
 import { type JobResult, show } from './JobDetail';
 import { buildPatch, coerce, rankFields, rowOf, schemaType } from './review-fields';
@@ -12,15 +12,33 @@ type ReviewStatus = 'pending' | 'in_review' | 'approved' | 'overridden' | 'repro
 /** The queue's default view: every review still waiting for a decision, pending first. An opened one is in_review. */
 const OPEN = 'open';
 
-async function reviewsWith(status: ReviewStatus | '') {
-  return must(await api.GET('/v1/reviews', { params: { query: { limit: 100, ...(status ? { status } : {}) } } })).items;
+type ReviewPage = { items: Awaited<ReturnType<typeof reviewPage>>['items']; next_cursor: string | null };
+
+async function reviewPage(status: ReviewStatus | '', cursor?: string) {
+  return must(await api.GET('/v1/reviews', { params: { query: { limit: 100, ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) } } }));
+}
+
+/**
+ * The open view pages through the pending reviews, then the in_review ones: its cursors say which
+ * ("p:…", "r:…"); the page where the pending ones end starts the in_review ones.
+ */
+async function openPage(cursor?: string): Promise<ReviewPage> {
+  if (!cursor || cursor.startsWith('p:')) {
+    const pending = await reviewPage('pending', cursor?.slice(2));
+    if (pending.next_cursor) return { items: pending.items, next_cursor: `p:${pending.next_cursor}` };
+    const opened = await reviewPage('in_review');
+    return { items: [...pending.items, ...opened.items], next_cursor: opened.next_cursor ? `r:${opened.next_cursor}` : null };
+  }
+  const opened = await reviewPage('in_review', cursor.slice(2));
+  return { items: opened.items, next_cursor: opened.next_cursor ? `r:${opened.next_cursor}` : null };
 }
 
 export function ReviewQueue() {
   const [status, setStatus] = useState<ReviewStatus | '' | typeof OPEN>(OPEN);
+  const paging = useCursors();
   const list = useLoad(
-    async () => ({ items: status === OPEN ? [...(await reviewsWith('pending')), ...(await reviewsWith('in_review'))] : await reviewsWith(status) }),
-    [status],
+    async (): Promise<ReviewPage> => (status === OPEN ? openPage(paging.cursor) : reviewPage(status, paging.cursor)),
+    [status, paging.cursor],
     3000,
   );
   return (
@@ -29,7 +47,7 @@ export function ReviewQueue() {
         <div className="row filters">
           <label>
             Status
-            <select value={status} onChange={(e) => setStatus(e.target.value as ReviewStatus | '' | typeof OPEN)}>
+            <select value={status} onChange={(e) => { paging.reset(); setStatus(e.target.value as ReviewStatus | '' | typeof OPEN); }}>
               <option value={OPEN}>open (pending, in review)</option>
               <option value="">Any</option>
               {['pending', 'in_review', 'approved', 'overridden', 'reprocessed', 'closed_by_delete'].map((s) => <option key={s} value={s}>{s.replace(/_/g, ' ')}</option>)}
@@ -50,7 +68,8 @@ export function ReviewQueue() {
             ))}
           </tbody>
         </table>
-        {list.data && list.data.items.length === 0 && <p className="muted">Nothing waits for review.</p>}
+        {list.data && list.data.items.length === 0 && <p className="muted">{status === OPEN ? 'Nothing waits for review.' : 'No reviews match.'}</p>}
+        <Pager label="Pages of reviews" paging={paging} next={list.data?.next_cursor} />
       </div>
     </Page>
   );
