@@ -375,6 +375,31 @@ describe('the web console', () => {
     await expect.poll(options).toContain('strict-invoice');
   });
 
+  it('creates Bedrock and custom_url model endpoints with the credential fields each backend lists', async () => {
+    const offered = await api.GET('/v1/admin/forge-endpoints');
+    if (offered.response.status !== 200) return;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();
+    const form = page.getByRole('form', { name: 'New model endpoint' });
+    await form.getByLabel('Backend').selectOption('bedrock');
+    await form.getByLabel('Access key ID').waitFor();
+    await form.getByLabel('Name').fill('bedrock-browser');
+    await form.getByLabel('Model').fill('anthropic.claude-3-haiku');
+    await form.getByLabel('AWS region').fill('eu-central-1');
+    await form.getByLabel('Access key ID').fill('AKIAEXAMPLE');
+    await form.getByLabel('Secret access key').fill('secret-example');
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    const table = page.getByRole('table', { name: 'Model endpoints' });
+    await table.locator('tr', { hasText: 'bedrock-browser' }).waitFor();
+    // custom_url with no API key: the key is left out, not sent as "".
+    await form.getByLabel('Backend').selectOption('custom_url');
+    await form.getByLabel('Name').fill('local-llm');
+    await form.getByLabel('Model').fill('llama3');
+    await form.getByLabel(/^Base URL/).fill('http://127.0.0.1:9/v1');
+    await form.getByRole('button', { name: 'Add endpoint' }).click();
+    await table.locator('tr', { hasText: 'local-llm' }).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
   describe('the review screen', () => {
     const LINES = {
       type: 'object',

@@ -203,8 +203,9 @@ function Connections({ loaded }: { loaded: Listed }) {
       await loaded.reload();
     }, 'Connection saved; its credentials are stored encrypted and never shown again.');
   const [tested, setTested] = useState<string | null>(null);
-  const act = (id: string, what: 'test' | 'delete') =>
-    action.run(async () => {
+  const act = (id: string, what: 'test' | 'delete', name: string) => {
+    if (what === 'delete' && !window.confirm(`Delete the connection ${name}?`)) return;
+    return action.run(async () => {
       const path = { params: { path: { connection_id: id } } };
       setTested(null);
       if (what === 'test') setTested(JSON.stringify(must(await api.POST('/v1/admin/connections/{connection_id}/test', path)), null, 2));
@@ -213,6 +214,7 @@ function Connections({ loaded }: { loaded: Listed }) {
         await loaded.reload();
       }
     }, what === 'test' ? undefined : 'Deleted.');
+  };
   return (
     <div className="card">
       <h2>Connections</h2>
@@ -236,7 +238,7 @@ function Connections({ loaded }: { loaded: Listed }) {
               {(loaded.data?.items ?? []).map((c) => (
                 <tr key={String(c.id)}>
                   <td>{String(c.name)}</td><td>{String(c.protocol)}</td><td>{String(c.direction)}</td>
-                  <td className="buttons"><button onClick={() => void act(String(c.id), 'test')}>Test</button><button className="danger" onClick={() => void act(String(c.id), 'delete')}>Delete</button></td>
+                  <td className="buttons"><button aria-label={`Test ${String(c.name)}`} onClick={() => void act(String(c.id), 'test', String(c.name))}>Test</button><button className="danger" aria-label={`Delete ${String(c.name)}`} onClick={() => void act(String(c.id), 'delete', String(c.name))}>Delete</button></td>
                 </tr>
               ))}
             </tbody>
@@ -247,26 +249,39 @@ function Connections({ loaded }: { loaded: Listed }) {
   );
 }
 
+const FIELD_LABELS: Record<string, string> = { base_url: 'Base URL', aws_region: 'AWS region', gcp_project: 'GCP project', gcp_region: 'GCP region' };
+const label = (key: string) => FIELD_LABELS[key] ?? key.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()).replace(/\b(api|json|id)\b/gi, (w) => w.toUpperCase());
+
 function ModelEndpoints({ loaded }: { loaded: Listed }) {
   const action = useAction();
+  // What each backend needs (fields and credential keys) comes from the API, so the form asks for exactly that.
+  const backends = useLoad(async () => must(await api.GET('/v1/admin/forge-endpoints/backends/list')).items, []);
   const [name, setName] = useState('');
   const [backend, setBackend] = useState('custom_url');
   const [model, setModel] = useState('');
-  const [baseUrl, setBaseUrl] = useState('');
-  const [apiKey, setApiKey] = useState('');
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [secrets, setSecrets] = useState<Record<string, string>>({});
+  const spec = backends.data?.find((b) => b.backend === backend);
+  const extraFields = spec ? [...spec.required_fields, ...spec.optional_fields].filter((f) => f !== 'model') : ['base_url'];
+  const credentialKeys = spec ? [...spec.required_credentials, ...spec.optional_credentials] : [];
   const create = () =>
     action.run(async () => {
-      must(await api.POST('/v1/admin/forge-endpoints', { body: { name, backend, model, ...(baseUrl ? { base_url: baseUrl } : {}), credentials: { api_key: apiKey } } }));
+      // Only what was filled in: an empty optional key (custom_url's api_key) is absent, not "".
+      const given = (values: Record<string, string>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, values[k]?.trim() ?? '']).filter(([, v]) => v));
+      const body = { name, backend, model, ...given(fields, extraFields), credentials: given(secrets, credentialKeys) };
+      must(await api.POST('/v1/admin/forge-endpoints', { body: body as never }));
       setName('');
-      setApiKey('');
+      setSecrets({});
       await loaded.reload();
-    }, 'Endpoint saved; its key is stored encrypted and never shown again.');
-  const act = (id: string, what: 'default' | 'delete') =>
-    action.run(async () => {
+    }, 'Endpoint saved; its credentials are stored encrypted and never shown again.');
+  const act = (id: string, what: 'default' | 'delete', name: string) => {
+    if (what === 'delete' && !window.confirm(`Delete the model endpoint ${name}?`)) return;
+    return action.run(async () => {
       const path = { params: { path: { endpoint_id: id } } };
       must(what === 'default' ? await api.POST('/v1/admin/forge-endpoints/{endpoint_id}/set-default', path) : await api.DELETE('/v1/admin/forge-endpoints/{endpoint_id}', path));
       await loaded.reload();
     }, what === 'default' ? 'Now the default for this tenant.' : 'Deleted.');
+  };
   return (
     <div className="card">
       <h2>Model endpoints</h2>
@@ -276,10 +291,28 @@ function ModelEndpoints({ loaded }: { loaded: Listed }) {
         <>
           <form className="row" onSubmit={(e) => { e.preventDefault(); void create(); }} aria-label="New model endpoint">
             <label>Name<input required value={name} onChange={(e) => setName(e.target.value)} /></label>
-            <label>Backend<select value={backend} onChange={(e) => setBackend(e.target.value)}>{['custom_url', 'anthropic', 'bedrock', 'vertex'].map((b) => <option key={b}>{b}</option>)}</select></label>
+            <label>Backend<select value={backend} onChange={(e) => { setBackend(e.target.value); setSecrets({}); }}>{(backends.data?.map((b) => b.backend) ?? ['custom_url', 'anthropic', 'bedrock', 'vertex']).map((b) => <option key={b}>{b}</option>)}</select></label>
             <label>Model<input required value={model} onChange={(e) => setModel(e.target.value)} /></label>
-            <label className="grow">Base URL<input type="url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="https://…/v1" /></label>
-            <label>API key<input type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} /></label>
+            {extraFields.map((f) => (
+              <label key={f} className={f === 'base_url' ? 'grow' : undefined}>
+                {label(f)}{spec && !spec.required_fields.includes(f) ? ' (optional)' : ''}
+                <input type={f === 'base_url' ? 'url' : 'text'} required={!!spec?.required_fields.includes(f)} value={fields[f] ?? ''} onChange={(e) => setFields({ ...fields, [f]: e.target.value })} placeholder={f === 'base_url' ? 'https://…/v1' : undefined} />
+              </label>
+            ))}
+            {credentialKeys.map((k) => {
+              const optional = !spec!.required_credentials.includes(k);
+              return (
+                <label key={k} className={k === 'service_account_json' ? 'grow' : undefined}>
+                  {label(k)}{optional ? ' (optional)' : ''}
+                  {k === 'service_account_json' ? (
+                    <textarea required={!optional} rows={3} autoComplete="off" spellCheck={false} value={secrets[k] ?? ''} onChange={(e) => setSecrets({ ...secrets, [k]: e.target.value })} placeholder='{"type": "service_account", …}' />
+                  ) : (
+                    <input type="password" autoComplete="off" required={!optional} value={secrets[k] ?? ''} onChange={(e) => setSecrets({ ...secrets, [k]: e.target.value })} />
+                  )}
+                </label>
+              );
+            })}
+            {spec && <p className="muted hint">{spec.description}</p>}
             <button type="submit" className="primary" disabled={action.busy}>Add endpoint</button>
           </form>
           <Message error={action.error} notice={action.notice} />
@@ -289,7 +322,7 @@ function ModelEndpoints({ loaded }: { loaded: Listed }) {
               {(loaded.data?.items ?? []).map((m) => (
                 <tr key={String(m.id)}>
                   <td>{String(m.name)}</td><td>{String(m.backend)}</td><td>{String(m.model)}</td><td>{m.is_default_for_tenant ? 'yes' : ''}</td>
-                  <td className="buttons">{!m.is_default_for_tenant && <button onClick={() => void act(String(m.id), 'default')}>Make default</button>}<button className="danger" onClick={() => void act(String(m.id), 'delete')}>Delete</button></td>
+                  <td className="buttons">{!m.is_default_for_tenant && <button aria-label={`Make ${String(m.name)} the default`} onClick={() => void act(String(m.id), 'default', String(m.name))}>Make default</button>}<button className="danger" aria-label={`Delete ${String(m.name)}`} onClick={() => void act(String(m.id), 'delete', String(m.name))}>Delete</button></td>
                 </tr>
               ))}
             </tbody>
