@@ -2,7 +2,7 @@
 import { StrictMode, useEffect, useSyncExternalStore } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, must } from './api/client';
-import { Link, Message, useLoad } from './components/ui';
+import { Link, Message, NotPermitted, RoleContext, useLoad } from './components/ui';
 import { match, navigate, useLocation } from './router';
 import { session } from './session';
 import { ApiKeys, Audit, Integrations, Sessions, Users } from './screens/Admin';
@@ -41,8 +41,10 @@ const NAV: { to: string; label: string; admin?: boolean }[] = [
   { to: '/sessions', label: 'Sessions' },
 ];
 
-function Screen({ path, tenantId }: { path: string; tenantId: string }) {
+function Screen({ path: raw, tenantId, isAdmin }: { path: string; tenantId: string; isAdmin: boolean }) {
   let m: Record<string, string> | null;
+  // "/templates/" is "/templates": a trailing slash names the same screen.
+  const path = raw.length > 1 ? raw.replace(/\/+$/, '') : raw;
   if (path === '/') return <Documents />;
   if ((m = match('/jobs/:id', path))) return <JobDetail key={m.id} jobId={m.id} />;
   if (path === '/batches') return <BatchList />;
@@ -50,15 +52,17 @@ function Screen({ path, tenantId }: { path: string; tenantId: string }) {
   if (path === '/reviews') return <ReviewQueue />;
   if ((m = match('/reviews/:id', path))) return <ReviewScreen key={m.id} reviewId={m.id} />;
   if (path === '/templates') return <TemplateList />;
-  if (path === '/templates/new') return <TemplateEditor key="new" templateId={null} />;
+  if (path === '/templates/new') return isAdmin ? <TemplateEditor key="new" templateId={null} /> : <NotPermitted what="Creating a template" />;
   if ((m = match('/templates/:id', path))) return <TemplateEditor key={m.id} templateId={m.id} />;
+  const admin = NAV.find((n) => n.admin && n.to === path);
+  if (admin && !isAdmin) return <NotPermitted what={`The ${admin.label} screen`} />;
   if (path === '/admin/users') return <Users />;
   if (path === '/admin/keys') return <ApiKeys />;
   if (path === '/admin/policy') return <Policy key={tenantId} tenantId={tenantId} />;
   if (path === '/admin/integrations') return <Integrations />;
   if (path === '/admin/audit') return <Audit />;
   if (path === '/sessions') return <Sessions />;
-  return <p role="alert">There is no screen at {path}. <Link to="/">Go to documents</Link>.</p>;
+  return <p role="alert">There is no screen at {raw}. <Link to="/">Go to documents</Link>.</p>;
 }
 
 function Shell({ path }: { path: string }) {
@@ -94,7 +98,9 @@ function Shell({ path }: { path: string }) {
       </nav>
       <main id="main" tabIndex={-1}>
         {/* Keyed by tenant: a switch starts every screen afresh (its lists, its template choices). */}
-        <Screen key={me.data.acting_tenant_id} path={path} tenantId={me.data.acting_tenant_id} />
+        <RoleContext.Provider value={me.data.role}>
+          <Screen key={me.data.acting_tenant_id} path={path} tenantId={me.data.acting_tenant_id} isAdmin={isAdmin} />
+        </RoleContext.Provider>
       </main>
     </div>
   );

@@ -1,5 +1,5 @@
 // Small shared pieces: links that use the router, loading with polling, messages, badges.
-import { type AnchorHTMLAttributes, type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { type AnchorHTMLAttributes, type ReactNode, createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { BASE, navigate } from '../router';
 
 export function Link({ to, children, ...rest }: { to: string; children: ReactNode } & AnchorHTMLAttributes<HTMLAnchorElement>) {
@@ -133,5 +133,23 @@ export function Pager({ label, paging, next }: { label: string; paging: ReturnTy
       {cursors.length > 0 && <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>Newer</button>}
       {next && <button type="button" onClick={() => setCursors([...cursors, next])}>Older</button>}
     </div>
+  );
+}
+
+/** The signed-in person's role in the acting tenant ('member', 'admin', 'platform_admin'), from /v1/me. */
+export const RoleContext = createContext<string>('member');
+
+/** Whether the person may use the admin operations (the API answers 403 to a member). */
+export function useIsAdmin(): boolean {
+  return useContext(RoleContext) !== 'member';
+}
+
+/** The screen a member reaches by URL where only admins may go: said plainly, instead of a row of 403s. */
+export function NotPermitted({ what }: { what: string }) {
+  return (
+    <Page title="Not permitted">
+      <p role="alert" className="message error">{what} is for tenant admins. Ask an admin of this tenant if you need it.</p>
+      <p><Link to="/">Go to documents</Link></p>
+    </Page>
   );
 }

@@ -68,13 +68,13 @@ export function Users() {
                 <td>{u.email}</td><td>{u.role}</td><td><StatusBadge status={u.status} /></td><td><When at={u.last_login_at} /></td>
                 <td className="buttons">
                   {u.status === 'invited' ? (
-                    <><button onClick={() => void act(u.id, 'resend-invite')}>Resend invite</button><button onClick={() => void act(u.id, 'revoke-invite')}>Revoke invite</button></>
+                    <><button aria-label={`Resend invite ${u.email}`} onClick={() => void act(u.id, 'resend-invite')}>Resend invite</button><button aria-label={`Revoke invite ${u.email}`} onClick={() => void act(u.id, 'revoke-invite')}>Revoke invite</button></>
                   ) : (
                     <>
-                      {u.status === 'active' ? <button onClick={() => void act(u.id, 'suspend')}>Suspend</button> : <button onClick={() => void act(u.id, 'activate')}>Activate</button>}
-                      {u.role === 'member' && <button onClick={() => void act(u.id, 'promote')}>Make admin</button>}
-                      {u.role === 'admin' && <button onClick={() => void act(u.id, 'demote')}>Make member</button>}
-                      <button onClick={() => void act(u.id, 'reset-password')}>Reset password</button>
+                      {u.status === 'active' ? <button aria-label={`Suspend ${u.email}`} onClick={() => void act(u.id, 'suspend')}>Suspend</button> : <button aria-label={`Activate ${u.email}`} onClick={() => void act(u.id, 'activate')}>Activate</button>}
+                      {u.role === 'member' && <button aria-label={`Make admin ${u.email}`} onClick={() => void act(u.id, 'promote')}>Make admin</button>}
+                      {u.role === 'admin' && <button aria-label={`Make member ${u.email}`} onClick={() => void act(u.id, 'demote')}>Make member</button>}
+                      <button aria-label={`Reset password ${u.email}`} onClick={() => void act(u.id, 'reset-password')}>Reset password</button>
                     </>
                   )}
                 </td>
@@ -106,7 +106,8 @@ export function ApiKeys() {
       setSecret(res.secret);
       await keys.reload();
     });
-  const revoke = (id: string) =>
+  const revoke = (id: string, name: string) =>
+    window.confirm(`Revoke the API key ${name}? Anything using it is refused from then on.`) &&
     action.run(async () => {
       must(await api.POST('/v1/admin/api-keys/{public_id}/revoke', { params: { path: { public_id: id } } }));
       await keys.reload();
@@ -127,7 +128,7 @@ export function ApiKeys() {
             {((keys.data?.items ?? []) as { public_id: string; name: string; prefix: string; role: string; last_used_at: string | null; revoked_at: string | null }[]).map((k) => (
               <tr key={k.public_id}>
                 <td>{k.name}</td><td><code>{k.prefix}</code></td><td>{k.role}</td><td><When at={k.last_used_at} /></td><td><When at={k.revoked_at} /></td>
-                <td className="buttons">{!k.revoked_at && <><button onClick={() => void rotate(k.public_id)}>Rotate</button><button className="danger" onClick={() => void revoke(k.public_id)}>Revoke</button></>}</td>
+                <td className="buttons">{!k.revoked_at && <><button aria-label={`Rotate ${k.name}`} onClick={() => void rotate(k.public_id)}>Rotate</button><button className="danger" aria-label={`Revoke ${k.name}`} onClick={() => void revoke(k.public_id, k.name)}>Revoke</button></>}</td>
               </tr>
             ))}
           </tbody>

@@ -76,7 +76,7 @@ export function BatchDetail({ batchId }: { batchId: string }) {
         <div className="card actions">
           <Counts counts={b.counts} />
           <button onClick={() => void action.run(async () => { must(await api.POST('/v1/batches/{batch_id}/retry-failed', { params: { path: { batch_id: batchId } } })); await batch.reload(); }, 'Failed jobs queued again.')} disabled={action.busy || !(b.counts.failed || b.counts.rejected)}>Retry failed</button>
-          <button onClick={() => void action.run(async () => { must(await api.POST('/v1/batches/{batch_id}/cancel', { params: { path: { batch_id: batchId } } })); await batch.reload(); }, 'Cancelled.')} disabled={action.busy}>Cancel</button>
+          <button onClick={() => window.confirm('Cancel this batch? Its jobs that have not finished are cancelled.') && void action.run(async () => { must(await api.POST('/v1/batches/{batch_id}/cancel', { params: { path: { batch_id: batchId } } })); await batch.reload(); }, 'Cancelled.')} disabled={action.busy}>Cancel batch</button>
         </div>
       )}
       <div className="card">

@@ -108,7 +108,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
                     <button type="submit" disabled={action.busy}>Reprocess</button>
                   </form>
                 )}
-                <button className="danger" onClick={() => act('Deleted. It can be restored for 30 days.', () => api.DELETE('/v1/documents/{job_id}', { params: { path: { job_id: jobId } } }))} disabled={action.busy}>Delete</button>
+                <button className="danger" onClick={() => window.confirm('Delete this job? It can be restored for 30 days.') && act('Deleted. It can be restored for 30 days.', () => api.DELETE('/v1/documents/{job_id}', { params: { path: { job_id: jobId } } }))} disabled={action.busy}>Delete</button>
               </>
             )}
           </div>

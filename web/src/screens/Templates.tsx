@@ -4,14 +4,15 @@ import { useEffect, useState } from 'react';
 import { api, errorText, must, uploadWithProgress } from '../api/client';
 import { diffLines } from '../components/diff';
 import { type Artifact, type BBox, type CanonicalPage, PageView } from '../components/PageView';
-import { Link, Message, Page, When, unavailable, useAction, useLoad } from '../components/ui';
+import { Link, Message, Page, When, unavailable, useAction, useIsAdmin, useLoad } from '../components/ui';
 import { navigate } from '../router';
 import { type JobResult, show } from './JobDetail';
 
 export function TemplateList() {
   const list = useLoad(async () => must(await api.GET('/v1/templates', { params: { query: { limit: 200 } } })), []);
+  const isAdmin = useIsAdmin();
   return (
-    <Page title="Templates" actions={<Link to="/templates/new" className="button primary">New template</Link>}>
+    <Page title="Templates" actions={isAdmin && <Link to="/templates/new" className="button primary">New template</Link>}>
       <div className="card">
         <Message error={list.error} />
         <table className="list" aria-label="Templates">
@@ -164,6 +165,7 @@ export function TemplateEditor({ templateId }: { templateId: string | null }) {
   const [fields, setFields] = useState<FieldRow[]>([newField()]);
   const [rules, setRules] = useState<RuleRow[]>([]);
   const save = useAction();
+  const isAdmin = useIsAdmin();
   const t = existing.data;
   useEffect(() => {
     if (!t) return;
@@ -197,6 +199,17 @@ export function TemplateEditor({ templateId }: { templateId: string | null }) {
   const setField = (i: number, patch: Partial<FieldRow>) => setFields(fields.map((f, j) => (j === i ? { ...f, ...patch } : f)));
   const setRule = (i: number, patch: Partial<RuleRow>) => setRules(rules.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   const fieldNames = fields.map((f) => f.name.trim()).filter(Boolean);
+
+  // An id that names no template (deleted, mistyped) is that, not an empty "New template" whose save would create one.
+  if (templateId && existing.error) {
+    return (
+      <Page title="Template not found">
+        <Message error={existing.error} />
+        <p><Link to="/templates">Back to the templates</Link></p>
+      </Page>
+    );
+  }
+  if (templateId && !t) return <Page title="Template"><p role="status">Loading…</p></Page>;
 
   return (
     <Page
@@ -261,10 +274,14 @@ export function TemplateEditor({ templateId }: { templateId: string | null }) {
           <datalist id="template-fields">{fieldNames.map((n) => <option key={n} value={n} />)}</datalist>
           <button type="button" onClick={() => setRules([...rules, { kind: kinds.data?.[0]?.kind ?? 'required', target: fieldNames[0] ?? '', params: '', severity: 'error', message: '', extra: {} }])}>Add rule</button>
         </fieldset>
-        <button type="submit" className="primary" disabled={save.busy}>{t ? 'Save as new version' : 'Create template'}</button>
+        {isAdmin ? (
+          <button type="submit" className="primary" disabled={save.busy}>{t ? 'Save as new version' : 'Create template'}</button>
+        ) : (
+          <p className="muted">Saving a template is for tenant admins; you can test it as it stands.</p>
+        )}
       </form>
       <TemplateTest inline={() => payload()} />
-      {t && <TemplateAdmin id={t.id} active={t.active} onChange={() => void existing.reload()} />}
+      {t && isAdmin && <TemplateAdmin id={t.id} name={t.name} active={t.active} onChange={() => void existing.reload()} />}
       {t && <Versions key={t.version} id={t.id} />}
     </Page>
   );
@@ -331,7 +348,7 @@ function TemplateTest({ inline }: { inline: () => Record<string, unknown> }) {
   );
 }
 
-function TemplateAdmin({ id, active, onChange }: { id: string; active: boolean; onChange: () => void }) {
+function TemplateAdmin({ id, name, active, onChange }: { id: string; name: string; active: boolean; onChange: () => void }) {
   const action = useAction();
   return (
     <div className="card actions">
@@ -341,7 +358,15 @@ function TemplateAdmin({ id, active, onChange }: { id: string; active: boolean; 
       ) : (
         <button onClick={() => void action.run(async () => { must(await api.POST('/v1/templates/{template_id}/activate', { params: { path: { template_id: id } } })); onChange(); }, 'Activated.')}>Activate</button>
       )}
-      <button className="danger" onClick={() => void action.run(async () => { must(await api.DELETE('/v1/templates/{template_id}', { params: { path: { template_id: id } } })); navigate('/templates'); })}>Delete</button>
+      <button
+        className="danger"
+        onClick={() => {
+          if (!window.confirm(`Delete the template ${name}? Auto-classification and new jobs can no longer use it; jobs keep the version they used.`)) return;
+          void action.run(async () => { must(await api.DELETE('/v1/templates/{template_id}', { params: { path: { template_id: id } } })); navigate('/templates'); });
+        }}
+      >
+        Delete
+      </button>
     </div>
   );
 }
