@@ -440,6 +440,44 @@ describe('the web console', () => {
     }
   });
 
+  it('keeps the newest search answer, filters policy without regard to case with feedback beside Save, and draws a visible focus ring', async () => {
+    await page.goto(`${h.baseUrl}/app/`);
+    await jobRow('camelot-example.pdf').first().waitFor();
+    let slowDone!: () => void;
+    const slowAnswered = new Promise<void>((resolve) => (slowDone = resolve));
+    await page.route(/\/v1\/documents\?.*q=slow/, async (route) => {
+      await new Promise((r) => setTimeout(r, 1200));
+      await route.continue().catch(() => {});
+      slowDone();
+    });
+    try {
+      await page.getByLabel('Search').fill('slow');
+      await page.getByLabel('Search').fill('camelot');
+      await jobRow('camelot-example.pdf').first().waitFor();
+      await slowAnswered;
+      await page.waitForTimeout(150);
+      // The older answer (nothing matches "slow") came last, and is not what the list shows.
+      expect(await jobRow('camelot-example.pdf').count()).toBeGreaterThan(0);
+    } finally {
+      await page.unroute(/\/v1\/documents\?.*q=slow/);
+    }
+    await page.getByLabel('Search').fill('');
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Policy' }).click();
+    await page.getByLabel('Filter settings').fill('PDF_MAX_PAGES');
+    const row = page.locator('tr[data-setting="pdf_max_pages"]');
+    await row.getByRole('textbox', { name: 'pdf_max_pages' }).fill('41');
+    await row.getByRole('button', { name: 'Save pdf_max_pages' }).click();
+    await page.locator('tr[data-setting="pdf_max_pages"]').getByRole('status').filter({ hasText: 'pdf_max_pages saved' }).waitFor();
+    await page.locator('tr[data-setting="pdf_max_pages"]').getByRole('button', { name: 'Reset pdf_max_pages to inherit' }).click();
+    await page.locator('tr[data-setting="pdf_max_pages"] .source-platform').waitFor();
+
+    await page.getByLabel('Filter settings').focus();
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineColor)).toBe('rgb(179, 92, 0)');
+  });
+
   describe('the review screen', () => {
     const LINES = {
       type: 'object',
@@ -476,6 +514,11 @@ describe('the web console', () => {
       await page.getByRole('heading', { name: /Review: FlipkartInvoice/ }).waitFor();
       // The item fields carry the review's reasons, which name them generically (line_items[].amount).
       await expect.poll(() => page.locator('.fields .field', { has: page.locator('label', { hasText: 'line_items[0].amount' }) }).locator('.reasons').textContent()).toContain('low confidence');
+      // A value of several lines is shown in a text area, lines kept.
+      if (String(before.line_items[0].description).includes('\n')) {
+        expect(await fieldInput('line_items[0].description').evaluate((e) => e.tagName)).toBe('TEXTAREA');
+        expect(await fieldInput('line_items[0].description').inputValue()).toBe(before.line_items[0].description);
+      }
       await fieldInput('line_items[0].amount').fill('1.300,50');
       // Each row can be removed (and kept again before saving).
       await page.getByRole('button', { name: 'Remove line_items[0]' }).click();
@@ -531,6 +574,12 @@ describe('the web console', () => {
           return box.y >= 0 && box.y + box.height <= 800;
         })
         .toBe(true);
+      // An edit put back as it was is no edit: the button approves.
+      const stored = await fieldInput('total').inputValue();
+      await fieldInput('total').fill('1');
+      await page.getByRole('button', { name: /Save edits and complete/ }).waitFor();
+      await fieldInput('total').fill(stored);
+      await page.getByRole('button', { name: 'Approve (Ctrl+Enter)' }).waitFor();
       // Two quick Ctrl+Enter: one approval, no 409.
       await page.keyboard.press('Control+Enter');
       await page.keyboard.press('Control+Enter');

@@ -35,15 +35,21 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], pollMs?: num
   const [loading, setLoading] = useState(true);
   const latest = useRef(load);
   latest.current = load;
+  // Each load is numbered; only the newest one's answer is shown, so a slow answer to an older
+  // search (or an older page) never overwrites the newer one.
+  const sequence = useRef(0);
   const reload = useCallback(async () => {
+    const mine = ++sequence.current;
     try {
       const value = await latest.current();
+      if (mine !== sequence.current) return;
       setData(value);
       setError(null);
     } catch (err) {
+      if (mine !== sequence.current) return;
       setError((err as Error).message);
     } finally {
-      setLoading(false);
+      if (mine === sequence.current) setLoading(false);
     }
   }, []);
   useEffect(() => {

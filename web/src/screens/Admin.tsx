@@ -343,7 +343,7 @@ export function Audit() {
   return (
     <Page title="Audit log">
       <form className="card row filters" onSubmit={(e) => e.preventDefault()} aria-label="Audit filters">
-        <label>Action<input value={filters.action} onChange={(e) => set('action', e.target.value)} placeholder="e.g. template.create" /></label>
+        <label>Action<input value={filters.action} onChange={(e) => set('action', e.target.value)} placeholder="e.g. templates.create" /></label>
         <label>Resource type<input value={filters.resource_type} onChange={(e) => set('resource_type', e.target.value)} /></label>
         <label>Resource id<input value={filters.resource_id} onChange={(e) => set('resource_id', e.target.value)} /></label>
         <label>Since<input type="datetime-local" value={filters.created_after} onChange={(e) => set('created_after', e.target.value)} /></label>

@@ -58,25 +58,32 @@ export function Policy({ tenantId }: { tenantId: string }) {
   const defaults = useLoad(async () => must(await api.GET('/v1/admin/tenant-policy/defaults-view')).defaults as Record<string, unknown>, []);
   const action = useAction();
   const [filter, setFilter] = useState('');
+  /** The setting the last save or reset was for: its outcome is shown in its own row, beside its Save button. */
+  const [last, setLast] = useState<string | null>(null);
   const fields = (policy.data?.fields ?? {}) as Record<string, { value: unknown; source: string }>;
 
-  const patch = (name: string, value: unknown, done: string) =>
-    action.run(async () => {
+  const patch = (name: string, value: unknown, done: string) => {
+    setLast(name);
+    return action.run(async () => {
       if (value instanceof InvalidValue) throw new Error(`${name}: ${value.message}`);
       must(await api.PATCH('/v1/admin/tenant-policy/{tenant_id}', { params: { path: { tenant_id: tenantId } }, body: { [name]: value } as never }));
       await policy.reload();
     }, done);
+  };
 
-  const resetAll = () =>
-    action.run(async () => {
+  const resetAll = () => {
+    setLast(null);
+    return action.run(async () => {
       must(await api.DELETE('/v1/admin/tenant-policy/{tenant_id}', { params: { path: { tenant_id: tenantId } } }));
       await policy.reload();
     }, 'Every inheritable setting now follows the platform defaults.');
+  };
 
-  const shown = (spec.data ?? []).filter((s) => s.name.includes(filter.trim()));
+  const wanted = filter.trim().toLowerCase();
+  const shown = (spec.data ?? []).filter((s) => s.name.toLowerCase().includes(wanted) || s.description.toLowerCase().includes(wanted));
   return (
     <Page title="Tenant policy" actions={<button onClick={() => void resetAll()} disabled={action.busy}>Reset all to inherit</button>}>
-      <Message error={spec.error ?? policy.error ?? defaults.error ?? action.error} notice={action.notice} />
+      <Message error={spec.error ?? policy.error ?? defaults.error ?? (last ? null : action.error)} notice={last ? null : action.notice} />
       <div className="card">
         <label>Filter settings<input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} /></label>
         <table className="list policy" aria-label="Policy">
@@ -87,7 +94,10 @@ export function Policy({ tenantId }: { tenantId: string }) {
               return (
                 <tr key={`${s.name}-${JSON.stringify(f?.value)}`} data-setting={s.name}>
                   <th scope="row"><code>{s.name}</code><small className="muted block">{s.description}{s.constraint ? ` (${s.constraint})` : ''}</small></th>
-                  <td>{f && <ValueEditor spec={s} value={f.value} busy={action.busy} onSave={(v) => void patch(s.name, v, `${s.name} saved.`)} />}</td>
+                  <td>
+                    {f && <ValueEditor spec={s} value={f.value} busy={action.busy} onSave={(v) => void patch(s.name, v, `${s.name} saved.`)} />}
+                    {last === s.name && <Message error={action.error} notice={action.notice} />}
+                  </td>
                   <td className={`source source-${f?.source}`}>{f?.source === 'tenant' ? 'this tenant' : 'platform'}</td>
                   <td><code>{JSON.stringify(defaults.data?.[s.name] ?? null)}</code></td>
                   <td>{s.inheritable && f?.source === 'tenant' && <button onClick={() => void patch(s.name, null, `${s.name} inherits the platform default again.`)} disabled={action.busy} aria-label={`Reset ${s.name} to inherit`}>Reset</button>}</td>

@@ -1,5 +1,5 @@
 // The review queue, and the review screen: fields ordered by risk beside the page, keyboard first.
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { type InputHTMLAttributes, type TextareaHTMLAttributes, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, api, must } from '../api/client';
 import { type Artifact, type BBox, type CanonicalPage, PageView } from '../components/PageView';
 import { Link, Message, Page, Pager, StatusBadge, When, useAction, useCursors, useLoad } from '../components/ui';
@@ -83,6 +83,13 @@ function decided(r: { status: string; resolved_by?: string | null; resolved_at?:
   return `Decided: ${r.status.replace(/_/g, ' ')}${by}${at}${note}`;
 }
 
+type BoxProps = InputHTMLAttributes<HTMLInputElement> & TextareaHTMLAttributes<HTMLTextAreaElement> & { multiline: boolean; ref: (el: HTMLInputElement | HTMLTextAreaElement | null) => void };
+
+/** A field's box: a text area for a value of several lines (an address), which an input would flatten. */
+function Box({ multiline, ref, ...props }: BoxProps) {
+  return multiline ? <textarea ref={ref} rows={Math.min(6, String(props.value ?? '').split('\n').length)} {...props} /> : <input ref={ref} {...props} />;
+}
+
 /** A stored value as the field's box shows it: nothing for null. */
 function display(value: unknown): string {
   return value === null || value === undefined ? '' : show(value);
@@ -113,7 +120,7 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
   const setFocused = (i: number) => setFocusedPath(fields[i]?.path ?? null);
   const [note, setNote] = useState('');
   const [pageNumber, setPageNumber] = useState(1);
-  const inputs = useRef<(HTMLInputElement | null)[]>([]);
+  const inputs = useRef<(HTMLInputElement | HTMLTextAreaElement | null)[]>([]);
   const keepPage = useRef(false);
   const [focusCount, setFocusCount] = useState(0);
   const pageSide = useRef<HTMLDivElement>(null);
@@ -241,7 +248,8 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
               {fields.map((f, i) => (
                 <div key={f.path} className={`field${i === focused ? ' focused' : ''}${f.risk >= 40 ? ' risky' : ''}${removed.includes(rowOf(f.path) ?? '') ? ' removed' : ''}`}>
                   <label htmlFor={`field-${i}`}>{f.path}</label>
-                  <input
+                  <Box
+                    multiline={display(f.value).includes('\n')}
                     id={`field-${i}`}
                     ref={(el) => {
                       inputs.current[i] = el;
@@ -257,6 +265,8 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
                     }}
                     onChange={(e) => setEdits({ ...edits, [f.path]: e.target.value })}
                     onKeyDown={(e) => {
+                      // Alt+Enter writes a new line in a multi-line value; Enter alone moves on.
+                      if (e.key === 'Enter' && e.altKey && e.currentTarget instanceof HTMLTextAreaElement) return;
                       if (e.key === 'Enter' && !e.ctrlKey && !e.metaKey) {
                         e.preventDefault();
                         focusField(e.shiftKey ? i - 1 : i + 1);
