@@ -478,6 +478,23 @@ describe('the web console', () => {
     expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineColor)).toBe('rgb(179, 92, 0)');
   });
 
+  it("shows a template test's validation items, not raw JSON", async () => {
+    await page.goto(`${h.baseUrl}/app/templates/new`);
+    await page.getByRole('heading', { name: 'New template' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('test-refused');
+    await page.getByLabel('Field 1 name').fill('total');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await page.getByLabel('Rule 1 kind').selectOption('required');
+    await page.getByLabel('Rule 1 field').fill('no_such_field');
+    await page.getByLabel('Rule 1 params').fill('');
+    await page.getByLabel('or a processed job').selectOption({ label: 'AzureInterior.pdf' });
+    await page.getByRole('button', { name: 'Run test' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'The test failed' });
+    await alert.waitFor();
+    expect(await alert.textContent()).not.toMatch(/[[{]"/);
+    expect(await alert.textContent()).toContain('no_such_field');
+  });
+
   describe('the review screen', () => {
     const LINES = {
       type: 'object',

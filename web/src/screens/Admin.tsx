@@ -151,7 +151,7 @@ export function Sessions() {
             {(sessions.data?.items ?? []).map((s) => (
               <tr key={s.session_id}>
                 <td><When at={s.created_at} />{s.current && <strong> (this one)</strong>}</td><td><When at={s.last_seen_at} /></td><td>{s.ip ?? '—'} <small className="muted">{s.user_agent}</small></td><td><When at={s.expires_at} /></td>
-                <td>{!s.revoked_at && !s.current && <button onClick={() => void action.run(async () => { must(await api.POST('/v1/auth/sessions/{session_id}/revoke', { params: { path: { session_id: s.session_id } } })); await sessions.reload(); }, 'Session revoked.')}>Revoke</button>}</td>
+                <td>{!s.revoked_at && !s.current && <button aria-label={`Revoke the session started ${new Date(s.created_at).toLocaleString()}`} onClick={() => void action.run(async () => { must(await api.POST('/v1/auth/sessions/{session_id}/revoke', { params: { path: { session_id: s.session_id } } })); await sessions.reload(); }, 'Session revoked.')}>Revoke</button>}</td>
               </tr>
             ))}
           </tbody>

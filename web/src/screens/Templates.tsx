@@ -50,8 +50,8 @@ function Drafts({ onAccepted }: { onAccepted: () => void }) {
               <tr key={d.id}>
                 <td>{d.proposed_name}</td><td>{d.auto_seen_count}</td><td><When at={d.created_at} /></td>
                 <td className="buttons">
-                  <button onClick={() => void action.run(async () => { must(await api.POST('/v1/templates/drafts/{draft_id}/accept', { params: { path: { draft_id: d.id } } })); await drafts.reload(); onAccepted(); }, 'Accepted as a template.')}>Accept</button>
-                  <button className="danger" onClick={() => void action.run(async () => { must(await api.DELETE('/v1/templates/drafts/{draft_id}', { params: { path: { draft_id: d.id } } })); await drafts.reload(); }, 'Rejected.')}>Reject</button>
+                  <button aria-label={`Accept ${d.proposed_name}`} onClick={() => void action.run(async () => { must(await api.POST('/v1/templates/drafts/{draft_id}/accept', { params: { path: { draft_id: d.id } } })); await drafts.reload(); onAccepted(); }, 'Accepted as a template.')}>Accept</button>
+                  <button className="danger" aria-label={`Reject ${d.proposed_name}`} onClick={() => void action.run(async () => { must(await api.DELETE('/v1/templates/drafts/{draft_id}', { params: { path: { draft_id: d.id } } })); await drafts.reload(); }, 'Rejected.')}>Reject</button>
                 </td>
               </tr>
             ))}
