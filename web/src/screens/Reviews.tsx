@@ -140,7 +140,14 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
   useEffect(() => {
     const side = pageSide.current;
     const mark = side?.querySelector('rect.box-highlight');
-    if (!side || !mark || side.scrollHeight <= side.clientHeight) return;
+    if (!side || !mark) return;
+    if (side.scrollHeight <= side.clientHeight) {
+      // The whole page fits its side; the window may still hide the box. Stacked under the fields
+      // (narrow screens) the window is left alone, so the field being typed in stays in view.
+      const box = mark.getBoundingClientRect();
+      if (getComputedStyle(side).position === 'sticky' && (box.top < 0 || box.bottom > window.innerHeight)) mark.scrollIntoView({ block: 'nearest' });
+      return;
+    }
     const box = mark.getBoundingClientRect();
     const view = side.getBoundingClientRect();
     const top = Math.max(view.top, 0);
