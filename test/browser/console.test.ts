@@ -440,6 +440,28 @@ describe('the web console', () => {
     }
   });
 
+  it("shows a tenant admin the platform-controlled settings read-only, and lets it edit its own", async () => {
+    const { token } = await h.seedUser('default', 'admin', { email: 'tenant.admin@quire.test' });
+    const admin = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await admin.goto(`${h.baseUrl}/app/`);
+      await admin.evaluate((tk) => localStorage.setItem('quire.session', JSON.stringify({ token: tk, tenant: null })), token);
+      await admin.goto(`${h.baseUrl}/app/admin/policy`);
+      const limit = admin.locator('tr[data-setting="rate_limit_per_minute"]');
+      await limit.getByText('set by the platform operator').waitFor();
+      expect(await limit.getByRole('button', { name: 'Save rate_limit_per_minute' }).count()).toBe(0);
+      expect(await admin.locator('tr[data-setting="forge_enabled"]').getByRole('button', { name: /^Save / }).count()).toBe(0);
+      const own = admin.locator('tr[data-setting="review_warn_count_threshold"]');
+      await own.getByRole('textbox', { name: 'review_warn_count_threshold' }).fill('4');
+      await own.getByRole('button', { name: 'Save review_warn_count_threshold' }).click();
+      await own.locator('.source-tenant').waitFor();
+      await own.getByRole('button', { name: 'Reset review_warn_count_threshold to inherit' }).click();
+      await own.locator('.source-platform').waitFor();
+    } finally {
+      await admin.close();
+    }
+  });
+
   it('keeps the newest search answer, filters policy without regard to case with feedback beside Save, and draws a visible focus ring', async () => {
     await page.goto(`${h.baseUrl}/app/`);
     await jobRow('camelot-example.pdf').first().waitFor();

@@ -41,7 +41,7 @@ const NAV: { to: string; label: string; admin?: boolean }[] = [
   { to: '/sessions', label: 'Sessions' },
 ];
 
-function Screen({ path: raw, tenantId, isAdmin }: { path: string; tenantId: string; isAdmin: boolean }) {
+function Screen({ path: raw, tenantId, isAdmin, isPlatformAdmin }: { path: string; tenantId: string; isAdmin: boolean; isPlatformAdmin: boolean }) {
   let m: Record<string, string> | null;
   // "/templates/" is "/templates": a trailing slash names the same screen.
   const path = raw.length > 1 ? raw.replace(/\/+$/, '') : raw;
@@ -58,7 +58,7 @@ function Screen({ path: raw, tenantId, isAdmin }: { path: string; tenantId: stri
   if (admin && !isAdmin) return <NotPermitted what={`The ${admin.label} screen`} />;
   if (path === '/admin/users') return <Users />;
   if (path === '/admin/keys') return <ApiKeys />;
-  if (path === '/admin/policy') return <Policy key={tenantId} tenantId={tenantId} />;
+  if (path === '/admin/policy') return <Policy key={tenantId} tenantId={tenantId} isPlatformAdmin={isPlatformAdmin} />;
   if (path === '/admin/integrations') return <Integrations />;
   if (path === '/admin/audit') return <Audit />;
   if (path === '/sessions') return <Sessions />;
@@ -99,7 +99,7 @@ function Shell({ path }: { path: string }) {
       <main id="main" tabIndex={-1}>
         {/* Keyed by tenant: a switch starts every screen afresh (its lists, its template choices). */}
         <RoleContext.Provider value={me.data.role}>
-          <Screen key={me.data.acting_tenant_id} path={path} tenantId={me.data.acting_tenant_id} isAdmin={isAdmin} />
+          <Screen key={me.data.acting_tenant_id} path={path} tenantId={me.data.acting_tenant_id} isAdmin={isAdmin} isPlatformAdmin={me.data.role === 'platform_admin'} />
         </RoleContext.Provider>
       </main>
     </div>

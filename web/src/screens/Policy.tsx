@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { api, must } from '../api/client';
 import { Message, Page, useAction, useLoad } from '../components/ui';
 
-type Spec = { name: string; type: string; description: string; constraint: string; enum: string[] | null; inheritable: boolean; kill_switch: boolean };
+type Spec = { name: string; type: string; description: string; constraint: string; enum: string[] | null; inheritable: boolean; kill_switch: boolean; platform_controlled: boolean };
 
 /** What the editor could not read; saving it is refused with this message instead of sending anything. */
 class InvalidValue {
@@ -52,7 +52,11 @@ function ValueEditor({ spec, value, onSave, busy }: { spec: Spec; value: unknown
   );
 }
 
-export function Policy({ tenantId }: { tenantId: string }) {
+/**
+ * A tenant admin sees the platform-controlled settings (kill switches, rate limit, page cap, forge
+ * spending) read-only: only the platform operator sets them (docs/policy.md).
+ */
+export function Policy({ tenantId, isPlatformAdmin }: { tenantId: string; isPlatformAdmin: boolean }) {
   const spec = useLoad(async () => must(await api.GET('/v1/admin/tenant-policy/registry-spec')).fields as Spec[], []);
   const policy = useLoad(async () => must(await api.GET('/v1/admin/tenant-policy/{tenant_id}', { params: { path: { tenant_id: tenantId } } })), [tenantId]);
   const defaults = useLoad(async () => must(await api.GET('/v1/admin/tenant-policy/defaults-view')).defaults as Record<string, unknown>, []);
@@ -76,7 +80,7 @@ export function Policy({ tenantId }: { tenantId: string }) {
     return action.run(async () => {
       must(await api.DELETE('/v1/admin/tenant-policy/{tenant_id}', { params: { path: { tenant_id: tenantId } } }));
       await policy.reload();
-    }, 'Every inheritable setting now follows the platform defaults.');
+    }, isPlatformAdmin ? 'Every inheritable setting now follows the platform defaults.' : 'Every setting of this tenant now follows the platform defaults, except those the platform operator sets.');
   };
 
   const wanted = filter.trim().toLowerCase();
@@ -95,12 +99,15 @@ export function Policy({ tenantId }: { tenantId: string }) {
                 <tr key={`${s.name}-${JSON.stringify(f?.value)}`} data-setting={s.name}>
                   <th scope="row"><code>{s.name}</code><small className="muted block">{s.description}{s.constraint ? ` (${s.constraint})` : ''}</small></th>
                   <td>
-                    {f && <ValueEditor spec={s} value={f.value} busy={action.busy} onSave={(v) => void patch(s.name, v, `${s.name} saved.`)} />}
+                    {f && (isPlatformAdmin || !s.platform_controlled) && <ValueEditor spec={s} value={f.value} busy={action.busy} onSave={(v) => void patch(s.name, v, `${s.name} saved.`)} />}
+                    {f && !isPlatformAdmin && s.platform_controlled && (
+                      <span className="platform-controlled"><code>{JSON.stringify(f.value)}</code> <small className="muted">set by the platform operator</small></span>
+                    )}
                     {last === s.name && <Message error={action.error} notice={action.notice} />}
                   </td>
                   <td className={`source source-${f?.source}`}>{f?.source === 'tenant' ? 'this tenant' : 'platform'}</td>
                   <td><code>{JSON.stringify(defaults.data?.[s.name] ?? null)}</code></td>
-                  <td>{s.inheritable && f?.source === 'tenant' && <button onClick={() => void patch(s.name, null, `${s.name} inherits the platform default again.`)} disabled={action.busy} aria-label={`Reset ${s.name} to inherit`}>Reset</button>}</td>
+                  <td>{s.inheritable && f?.source === 'tenant' && (isPlatformAdmin || !s.platform_controlled) && <button onClick={() => void patch(s.name, null, `${s.name} inherits the platform default again.`)} disabled={action.busy} aria-label={`Reset ${s.name} to inherit`}>Reset</button>}</td>
                 </tr>
               );
             })}
