@@ -1,7 +1,8 @@
 // The review loop (decisions.md "Reviews"): open (pending → in_review), approve, override (a JSON
 // merge patch on extraction.data, validation and the decision run again, the reviewer's edits
-// kept in the job's history) and reprocess. Each action is one transaction that locks the
-// review, then its job; an action on a review no longer pending/in_review is 409.
+// kept in the job's history) and reprocess. Each action is one transaction that locks the job,
+// then its review (the one lock order of every job change); an action on a review no longer
+// pending/in_review, or whose job moved on, is 409.
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import type { Review } from '../../db/reviews-schema.js';
@@ -40,14 +41,21 @@ export async function reviewDetail(db: Db, p: Principal, reviewId: string, optio
   return { review, job, artifacts };
 }
 
+/**
+ * Locks the review's job, then the review: the order every other change takes (a job's delete,
+ * reprocess, retry, a batch's bulk actions, the worker's settle lock the job and then update its
+ * reviews). Locking the review first deadlocked with them (40P01, answered 500); now one waits for
+ * the other and finds the state it left, a 409.
+ */
 async function lockOpen(tx: Tx, p: Principal, reviewId: string) {
+  const seen = await findReview(tx, p.tenantId, reviewId);
+  if (!seen) throw notFound(`Review ${reviewId}`);
+  const job = await lockJob(tx, p.tenantId, seen.job_id);
   const review = await lockReview(tx, p.tenantId, reviewId);
-  if (!review) throw notFound(`Review ${reviewId}`);
+  if (!job || !review) throw notFound(`Review ${reviewId}`);
   if (!isOpen(review)) {
     throw conflict('review_resolved', `Review ${reviewId} is ${review.status}; only a pending or in_review review can be acted on.`);
   }
-  const job = await lockJob(tx, p.tenantId, review.job_id);
-  if (!job) throw notFound(`Review ${reviewId}`);
   if (job.status !== 'needs_review') {
     throw conflict('job_not_in_review', `Job ${job.id} of review ${reviewId} is ${job.status}, no longer needs_review.`);
   }
