@@ -1,6 +1,7 @@
 // A claimed job's lease: heartbeats extend it, and only the lease holder may settle the job.
 // Every settle is guarded by `lease_owner = me AND status = 'processing'`: a worker that lost its
-// lease (it stalled, recovery gave the job to another worker) changes nothing.
+// lease (it stalled, recovery gave the job to another worker) changes nothing. A cancel requested
+// before the settle commits wins: the job ends cancelled, whatever the run made of it.
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import type { Artifact, Job, JobStatus, PageRender } from '../db/documents-schema.js';
@@ -70,18 +71,30 @@ export async function heartbeatClaimed(db: Db, jobs: Pick<Job, 'id' | 'lease_own
   return new Map(rows.map((r) => [r.id, r.cancel_requested]));
 }
 
+/** How a job ends when its cancel was requested (decisions.md: processing → cancel). */
+export const CANCELLED_MESSAGE = 'Processing was cancelled at your request. Retry the job to run it again.';
+const CANCELLED: Outcome = { status: 'failed', result: null, failure_code: 'cancelled', failure_message: CANCELLED_MESSAGE };
+
+/**
+ * Whether the guarded update also requires the job's cancel_requested flag: `absent` for every
+ * outcome but a cancellation (a cancel, or a delete, asked for while the run was finishing wins
+ * over the run's result), `present` for the cancellation that then takes its place.
+ */
+type CancelGuard = 'absent' | 'present' | 'any';
+
 /**
  * The job's update, only while this worker still holds its lease, ending the lease. Answers only
  * the id and deletion: returning the whole row would send a megabyte result straight back.
  */
-function guardedUpdate(db: Db | Tx, job: Job, workerId: string, values: Record<string, unknown>) {
-  return db
+function guardedUpdate(db: Db | Tx, job: Job, workerId: string, values: Record<string, unknown>, cancel: CancelGuard = 'any') {
+  let update = db
     .updateTable('jobs')
     .set({ ...values, lease_owner: null, lease_expires_at: null, updated_at: sql`now()` })
     .where('id', '=', job.id)
     .where('lease_owner', '=', workerId)
-    .where('status', '=', 'processing')
-    .returning(['id', 'deleted_at']);
+    .where('status', '=', 'processing');
+  if (cancel !== 'any') update = update.where('cancel_requested', '=', cancel === 'present');
+  return update.returning(['id', 'deleted_at']);
 }
 
 /** A deleted job (deleted while it ran) no longer counts in its batch. */
@@ -95,7 +108,7 @@ async function moveInBatch(tx: Tx, job: Job, updated: { deleted_at: Date | null 
  * CTEs all see the snapshot from before the statement, so the removal never touches the rows added
  * beside it. Six round trips (a transaction of four statements) became one.
  */
-async function settleWrites(db: Db | Tx, job: Job, workerId: string, outcome: Outcome): Promise<{ id: string; deleted_at: Date | null } | undefined> {
+async function settleWrites(db: Db | Tx, job: Job, workerId: string, outcome: Outcome, cancel: CancelGuard): Promise<{ id: string; deleted_at: Date | null } | undefined> {
   const values = {
     status: outcome.status,
     result: outcome.resultText ?? (outcome.result ? JSON.stringify(outcome.result) : null),
@@ -114,7 +127,7 @@ async function settleWrites(db: Db | Tx, job: Job, workerId: string, outcome: Ou
   const added = (outcome.artifacts ?? []).map(({ render, ...a }) => ({ ...a, render: render ?? null, id: newId('art') }));
   const detail = JSON.stringify(outcome.failure_code ? { failure_code: outcome.failure_code } : {});
   const { rows } = await executePrepared(db, sql<{ id: string; deleted_at: Date | null }>`
-    WITH settled AS (${guardedUpdate(db, job, workerId, values)}),
+    WITH settled AS (${guardedUpdate(db, job, workerId, values, cancel)}),
     event AS (
       INSERT INTO job_events (tenant_id, job_id, kind, from_status, to_status, attempt, worker, detail)
       SELECT ${job.tenant_id}, id, ${outcome.status === 'failed' ? 'failed' : 'completed'}, 'processing', ${outcome.status}, ${job.attempts}::int, ${workerId}, ${detail}::jsonb FROM settled),
@@ -130,14 +143,32 @@ async function settleWrites(db: Db | Tx, job: Job, workerId: string, outcome: Ou
   return rows[0];
 }
 
-/** Settles a run as terminal. Returns false when this worker no longer holds the lease. */
+/**
+ * Settles a run as terminal. Returns false when this worker no longer holds the lease. A job whose
+ * cancel was requested meanwhile (a cancel or a delete that found it processing, and answered so)
+ * ends cancelled, whatever the run's outcome: its result is dropped and no review opens. The guard
+ * is in the statement, so a cancel committed while the settle waited for the job's lock counts too.
+ */
 export async function settle(db: Db, job: Job, workerId: string, outcome: Outcome): Promise<boolean> {
+  return (await settleRun(db, job, workerId, outcome)) !== null;
+}
+
+/** settle, answering how the job ended: with the run's outcome, cancelled instead, or not at all (lease lost). */
+export async function settleRun(db: Db, job: Job, workerId: string, outcome: Outcome): Promise<'settled' | 'cancelled' | null> {
+  if (outcome.failure_code === 'cancelled') return (await settleOnce(db, job, workerId, outcome, 'any')) ? 'cancelled' : null;
+  if (await settleOnce(db, job, workerId, outcome, 'absent')) return 'settled';
+  return (await settleOnce(db, job, workerId, CANCELLED, 'present')) ? 'cancelled' : null;
+}
+
+async function settleOnce(db: Db, job: Job, workerId: string, outcome: Outcome, cancel: CancelGuard): Promise<boolean> {
   // A review to open or a batch to count needs a transaction around the writes; the rest is one statement.
-  if (outcome.status !== 'needs_review' && !job.batch_id) return !!(await settleWrites(db, job, workerId, outcome));
+  if (outcome.status !== 'needs_review' && !job.batch_id) return !!(await settleWrites(db, job, workerId, outcome, cancel));
   return db.transaction().execute(async (tx) => {
-    const updated = await settleWrites(tx, job, workerId, outcome);
+    const updated = await settleWrites(tx, job, workerId, outcome, cancel);
     if (!updated) return false;
-    if (outcome.status === 'needs_review') await openReview(tx, job.tenant_id, job.id, outcome.review_reasons ?? []);
+    // A job deleted without a cancel (none is: a delete of a running job requests one) gets no
+    // open review either: it is closed_by_delete at once, and restoring the job opens it again.
+    if (outcome.status === 'needs_review') await openReview(tx, job.tenant_id, job.id, outcome.review_reasons ?? [], { deleted: !!updated.deleted_at });
     await moveInBatch(tx, job, updated, outcome.status);
     return true;
   });
@@ -145,17 +176,29 @@ export async function settle(db: Db, job: Job, workerId: string, outcome: Outcom
 
 /**
  * Gives a job back to the queue after a transient failure, to run again after `delaySeconds`
- * (or, when `countAttempt` is false, e.g. on shutdown, as if this run never happened).
+ * (or, when `countAttempt` is false, e.g. on shutdown, as if this run never happened). A job whose
+ * cancel was requested is not run again: it settles cancelled instead.
  */
 export async function release(db: Db, job: Job, workerId: string, delaySeconds: number, reason: string, countAttempt = true): Promise<boolean> {
+  const released = await releaseOnce(db, job, workerId, delaySeconds, reason, countAttempt);
+  return released ?? settleOnce(db, job, workerId, CANCELLED, 'present');
+}
+
+async function releaseOnce(db: Db, job: Job, workerId: string, delaySeconds: number, reason: string, countAttempt: boolean): Promise<boolean | null> {
   return db.transaction().execute(async (tx) => {
-    const updated = await guardedUpdate(tx, job, workerId, {
-      status: 'queued',
-      run_after: sql`now() + make_interval(secs => ${delaySeconds})`,
-      heartbeat_at: null,
-      ...(countAttempt ? {} : { attempts: sql`greatest(attempts - 1, 0)` }),
-    }).executeTakeFirst();
-    if (!updated) return false;
+    const updated = await guardedUpdate(
+      tx,
+      job,
+      workerId,
+      {
+        status: 'queued',
+        run_after: sql`now() + make_interval(secs => ${delaySeconds})`,
+        heartbeat_at: null,
+        ...(countAttempt ? {} : { attempts: sql`greatest(attempts - 1, 0)` }),
+      },
+      'absent',
+    ).executeTakeFirst();
+    if (!updated) return null;
     await recordEvent(tx, { tenantId: job.tenant_id, jobId: job.id, kind: 'released', from: 'processing', to: 'queued', attempt: job.attempts, worker: workerId, detail: { reason, retry_in_seconds: delaySeconds } });
     await moveInBatch(tx, job, updated, 'queued');
     await notifyQueued(tx);

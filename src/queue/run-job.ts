@@ -25,7 +25,7 @@ import { addModelUsage } from '../models/usage.js';
 import type { ModelUsage } from '../pipeline/model-usage.js';
 import { storeAllBytes } from '../storage/blob-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import { type NewArtifact, heartbeat, release, settle } from './lease.js';
+import { CANCELLED_MESSAGE, type NewArtifact, heartbeat, release, settle, settleRun } from './lease.js';
 import { formatOfContentType } from '../pipeline/ingest/sniff.js';
 import { PipelineFailure, type PipelinePool } from './pipeline-pool.js';
 import { type PipelineOutput, ocrPolicyOf } from './pipeline-task.js';
@@ -64,7 +64,6 @@ const JUDGE_UNAVAILABLE_ON_REEXTRACT =
 /** result.engine.extraction of the embedded path: no model, nothing spent. */
 const EMBEDDED_EXTRACTION = { method: 'embedded', backend: null, model: null, calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 } as const;
 const TIMEOUT_MESSAGE = 'Processing took longer than the time allowed. Split the document or send a page_range, then retry.';
-const CANCELLED_MESSAGE = 'Processing was cancelled at your request. Retry the job to run it again.';
 
 /** Seconds before a transient failure is retried: 5, 20, 80 … (capped at 10 minutes), with jitter. */
 export function retryDelaySeconds(attempt: number): number {
@@ -240,7 +239,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       },
       stage.output,
     );
-    const settled = await settle(db, job, workerId, {
+    const settled = await settleRun(db, job, workerId, {
       status: stage.status,
       result,
       ...(canonicalText ? { resultText: resultWithCanonicalText(result, canonicalText) } : {}),
@@ -253,6 +252,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     });
     lap('settle');
     if (!settled) log.warn({ jobId: job.id, workerId }, 'lost the lease before settling; another worker owns the job now');
+    else if (settled === 'cancelled') log.info({ jobId: job.id, tenantId: job.tenant_id, timings_ms: timings }, 'job cancelled while it settled');
     else {
       log.info({ jobId: job.id, tenantId: job.tenant_id, pages: pagesProcessed, status: stage.status, timings_ms: timings }, 'job settled');
       // Learning from use: a document completed under a template becomes one of its exemplars.

@@ -132,13 +132,14 @@ describe('leases', () => {
     await h.db.updateTable('jobs').set({ cancel_requested: true }).where('id', '=', job.id).execute();
     expect(await heartbeat(h.db, job.id, 'holder', 30, 3)).toEqual({ held: true, cancelRequested: true });
     expect((await row(job.id)).pages_processed).toBe(3);
+    // The cancel asked for before the settle wins over the run's outcome (test/queue/settle-cancel.test.ts).
     expect(await settle(h.db, job, 'holder', { status: 'completed', result: { ok: true } })).toBe(true);
     expect(await settle(h.db, job, 'holder', { status: 'failed', result: null, failure_code: 'internal_error' })).toBe(false);
-    expect(await row(job.id)).toMatchObject({ status: 'completed', result: { ok: true }, lease_owner: null, finished_at: expect.any(Date) });
+    expect(await row(job.id)).toMatchObject({ status: 'failed', failure_code: 'cancelled', result: null, lease_owner: null, finished_at: expect.any(Date) });
     const events = await h.db.selectFrom('job_events').select(['kind', 'worker']).where('job_id', '=', job.id).orderBy('id').execute();
     expect(events).toEqual([
       { kind: 'claimed', worker: 'holder' },
-      { kind: 'completed', worker: 'holder' },
+      { kind: 'failed', worker: 'holder' },
     ]);
   });
 

@@ -38,11 +38,16 @@ function withJob(db: Db | Tx, tenantId: string) {
 
 /**
  * Opens the one pending review of a job that settled needs_review (inside the settle
- * transaction). A review still open from an earlier run of the same job is superseded first.
+ * transaction). A review still open from an earlier run of the same job is superseded first. A
+ * deleted job's review is closed_by_delete from the start (a deleted job has no open review;
+ * restoring it opens one with these reasons).
  */
-export async function openReview(tx: Tx, tenantId: string, jobId: string, reasons: string[]): Promise<void> {
+export async function openReview(tx: Tx, tenantId: string, jobId: string, reasons: string[], options: { deleted?: boolean } = {}): Promise<void> {
   await resolveOpen(tx, tenantId, jobId, { status: 'reprocessed', resolvedBy: null, resolution: 'superseded', note: 'The job ran again and opened a new review.' });
-  await tx.insertInto('reviews').values({ id: newId('rev'), tenant_id: tenantId, job_id: jobId, reasons }).execute();
+  const closed = options.deleted
+    ? { status: 'closed_by_delete' as const, resolution: 'closed_by_delete', resolution_note: 'The job was deleted.', resolved_at: sql<Date>`now()` }
+    : {};
+  await tx.insertInto('reviews').values({ id: newId('rev'), tenant_id: tenantId, job_id: jobId, reasons, ...closed }).execute();
 }
 
 /**

@@ -2,7 +2,7 @@
 // merge patch on extraction.data, validation and the decision run again, the reviewer's edits
 // kept in the job's history) and reprocess. Each action is one transaction that locks the job,
 // then its review (the one lock order of every job change); an action on a review no longer
-// pending/in_review, or whose job moved on, is 409.
+// pending/in_review, or whose job was deleted or moved on, is 409.
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import type { Review } from '../../db/reviews-schema.js';
@@ -55,6 +55,12 @@ async function lockOpen(tx: Tx, p: Principal, reviewId: string) {
   if (!job || !review) throw notFound(`Review ${reviewId}`);
   if (!isOpen(review)) {
     throw conflict('review_resolved', `Review ${reviewId} is ${review.status}; only a pending or in_review review can be acted on.`);
+  }
+  // A deleted job's reviews are closed_by_delete; an open one (left by a version that let a run
+  // settle after the delete) must not complete a job nobody can see. 409 as for every other
+  // action on a deleted job (docs/documents.md), not 404: the review is readable, and restore works.
+  if (job.deleted_at) {
+    throw conflict('job_deleted', `Job ${job.id} of review ${reviewId} is deleted. Restore it first (POST /v1/documents/${job.id}/restore); its review opens again.`);
   }
   if (job.status !== 'needs_review') {
     throw conflict('job_not_in_review', `Job ${job.id} of review ${reviewId} is ${job.status}, no longer needs_review.`);
