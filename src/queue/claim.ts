@@ -5,6 +5,9 @@
 // from their batch's `queued` count to `processing` (domain/batches: a batch with a job running is
 // `processing`), so a claim costs one round trip. Its commit does not wait for the WAL flush
 // (db/no-flush-wait.ts): a claim lost in a database crash only returns its jobs to the queue.
+// The claim counts an attempt, but the run starts only when a pipeline thread takes the job
+// (lease.ts startRun sets started_at): a job claimed ahead, or waiting for a thread, whose process
+// dies has not run, and recovery gives its attempt back (recover.ts).
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Job } from '../db/documents-schema.js';
@@ -37,7 +40,7 @@ export async function claimJobs(db: Db, workerId: string, leaseSeconds: number, 
              lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
              heartbeat_at = now(),
              attempts = attempts + 1,
-             started_at = now(),
+             started_at = NULL,
              pages_processed = 0,
              updated_at = now()
        WHERE id IN (SELECT id FROM picked)

@@ -36,6 +36,27 @@ export async function heartbeat(db: Db, jobId: string, workerId: string, leaseSe
   return { held: !!row, cancelRequested: row?.cancel_requested ?? false };
 }
 
+/**
+ * The run of a claimed job starts: a pipeline thread took it (or, for a re-extraction, the
+ * extraction begins). Only from here does the claim's attempt count if the process dies: recovery
+ * gives the attempt back to a job whose started_at is null (it was claimed ahead, or waited for a
+ * thread), so the crashes one document causes never fail the jobs queued behind it. It also
+ * heartbeats, and answers like a heartbeat. Not waiting for the WAL flush is safe: the mark only
+ * matters when the worker process dies, and then the database server keeps what it acknowledged.
+ */
+export async function startRun(db: Db, jobId: string, workerId: string, leaseSeconds: number): Promise<HeartbeatAnswer> {
+  const update = db
+    .updateTable('jobs')
+    .set({ started_at: sql`now()`, lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})`, heartbeat_at: sql`now()` })
+    .where('id', '=', jobId)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'processing')
+    .where(noFlushWait)
+    .returning('cancel_requested');
+  const [row] = (await executePrepared(db, update)).rows;
+  return { held: !!row, cancelRequested: row?.cancel_requested ?? false };
+}
+
 /** An artifact a finished run hands to settle; ids, tenant, job and time are filled in there. */
 export type NewArtifact = Pick<Artifact, 'kind' | 'page_number' | 'filename' | 'content_type' | 'size_bytes' | 'sha256'> & { render?: PageRender };
 

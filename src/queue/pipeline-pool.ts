@@ -80,6 +80,11 @@ export interface RunOptions {
   /** Why the signal fired, read when it does. */
   abortKind: () => AbortKind;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Called once a thread is taken for the task, before the task reaches it (the thread is held
+   * meanwhile): the run starts here, not while it waits in line. Throwing gives the thread back.
+   */
+  onStart?: () => Promise<void>;
 }
 
 /** Each thread's native-call gate (lib/native-gate.ts), shared with it through workerData. */
@@ -190,6 +195,8 @@ class PipelineThread {
       // A recycled thread frees its engines before the next one starts; a cancel or timeout
       // meanwhile takes effect at once.
       if (this.retiring) await Promise.race([this.retiring, untilAborted(options.signal)]);
+      if (options.signal.aborted) throw abortFailure(options.abortKind());
+      await options.onStart?.();
       if (options.signal.aborted) throw abortFailure(options.abortKind());
       return await this.runOn(this.ensure(), task, options);
     } finally {
@@ -403,7 +410,12 @@ export class PipelinePool {
     const { signal } = options;
     for (;;) {
       const free = this.threads.find((t) => !t.busy);
-      if (free) return free;
+      if (free) {
+        // Taken in the same tick it is found: a run asking in the same tick (two loops) must not
+        // get this thread too (it would wait inside it, started while the other is read).
+        free.busy = true;
+        return free;
+      }
       if (signal.aborted) throw abortFailure(options.abortKind());
       await new Promise<void>((resolve) => {
         const wake = () => {

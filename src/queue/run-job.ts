@@ -25,7 +25,7 @@ import { addModelUsage } from '../models/usage.js';
 import type { ModelUsage } from '../pipeline/model-usage.js';
 import { storeAllBytes } from '../storage/blob-registry.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import { CANCELLED_MESSAGE, type NewArtifact, heartbeat, release, settle, settleRun } from './lease.js';
+import { CANCELLED_MESSAGE, type NewArtifact, heartbeat, release, settle, settleRun, startRun } from './lease.js';
 import { formatOfContentType } from '../pipeline/ingest/sniff.js';
 import { PipelineFailure, type PipelinePool } from './pipeline-pool.js';
 import { type PipelineOutput, ocrPolicyOf } from './pipeline-task.js';
@@ -119,6 +119,14 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     }
     if (reason) throw new Stopped(reason);
   };
+  // The run starts (recovery counts its attempt from here on: lease.ts startRun); a checkpoint too.
+  const start = async () => {
+    const answer = await startRun(db, job.id, workerId, config.jobLeaseSeconds);
+    lastBeat = Date.now();
+    if (!answer.held) stop('lease_lost');
+    else if (answer.cancelRequested) stop('cancelled');
+    if (reason) throw new Stopped(reason);
+  };
 
   // Where a job's time goes (logged with the settle; docs/performance.md reads these).
   const timings: Record<string, number> = {};
@@ -162,6 +170,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     let imagesOfRun: { pageNumber: number; png: Uint8Array }[] = [];
     const stored = job.run_kind === 'reextract' ? await findCanonicalArtifact(db, job.tenant_id, job.id) : undefined;
     if (stored) {
+      await start();
       canonical = JSON.parse((await deps.blobs.readAll(stored.sha256!)).toString('utf8')) as CanonicalJson;
       pagesProcessed = canonical.pages.length;
       // engine.format names the format as a full run does ("pdf"), not the stored content type.
@@ -196,6 +205,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
           onProgress: (done) => {
             pagesDone = done;
           },
+          onStart: start,
         },
       );
       lap('pipeline');

@@ -45,10 +45,14 @@ it('recovers a job whose worker was killed mid-run and completes it exactly once
   expect(res.status).toBe(202);
   const jobId = res.body.job_id;
 
-  // Whoever claimed it dies the moment it is processing (a 65-page PDF takes seconds).
+  // Whoever claimed it dies the moment its run started, a pipeline thread reading the file (a
+  // 65-page PDF takes seconds): the attempt counts. One killed before its run starts does not.
   const owner = await waitFor(
-    'the job to be claimed',
-    async () => (await h.db.selectFrom('jobs').select(['status', 'lease_owner']).where('id', '=', jobId).executeTakeFirstOrThrow()).lease_owner,
+    'the job to start running',
+    async () => {
+      const row = await h.db.selectFrom('jobs').select(['lease_owner', 'started_at']).where('id', '=', jobId).executeTakeFirstOrThrow();
+      return row.started_at && row.lease_owner;
+    },
     30_000,
     10,
   );
@@ -65,7 +69,7 @@ it('recovers a job whose worker was killed mid-run and completes it exactly once
   const events = await h.db.selectFrom('job_events').select(['kind', 'worker', 'detail']).where('job_id', '=', jobId).orderBy('id').execute();
   expect(events.map((e) => e.kind)).toEqual(['created', 'claimed', 'recovered', 'claimed', 'completed']);
   expect(events[1]!.worker).toBe(owner);
-  expect(events[2]!.detail).toMatchObject({ lost_worker: owner });
+  expect(events[2]!.detail).toMatchObject({ lost_worker: owner, run_started: true });
   expect(events[4]!.worker).toContain(`:${survivor.child.pid}:`);
 
   const artifacts = await h.db.selectFrom('artifacts').select(['kind', 'page_number']).where('job_id', '=', jobId).execute();

@@ -9,6 +9,7 @@ import { newId } from '../../src/lib/ids.js';
 import { claimJobs } from '../../src/queue/claim.js';
 import { ClaimBuffer } from '../../src/queue/claim-buffer.js';
 import { recoverStale } from '../../src/queue/recover.js';
+import { startRun } from '../../src/queue/lease.js';
 import { findBatch, insertBatch, refreshBatch } from '../../src/domain/batches/batches.repository.js';
 
 let h: Harness;
@@ -121,9 +122,31 @@ describe('jobs claimed ahead', () => {
     expect(jobs).toHaveLength(4);
     await new Promise((r) => setTimeout(r, 1_100));
     await recoverStale(h.db);
-    for (const job of await rows(ids.slice(0, 4))) expect(job).toMatchObject({ status: 'queued', lease_owner: null, attempts: 1 });
+    // None of them started running: their claim's attempt is given back.
+    for (const job of await rows(ids.slice(0, 4))) expect(job).toMatchObject({ status: 'queued', lease_owner: null, attempts: 0, started_at: null });
     const recovered = await h.db.selectFrom('job_events').select('detail').where('kind', '=', 'recovered').where('job_id', 'in', ids.slice(0, 4)).execute();
     expect(recovered).toHaveLength(4);
-    expect(recovered[0]!.detail).toMatchObject({ lost_worker: 'dead:0' });
+    expect(recovered[0]!.detail).toMatchObject({ lost_worker: 'dead:0', run_started: false });
+  });
+
+  it('a document that kills its process every time fails worker_lost after max_attempts; the jobs claimed with it never do', async () => {
+    await drain();
+    const [poison, ...behind] = await queued(8);
+    const expire = () => h.db.updateTable('jobs').set({ lease_expires_at: new Date(Date.now() - 1_000) }).where('status', '=', 'processing').execute();
+    for (let death = 1; death <= 4; death++) {
+      // The process claims the poison document and the jobs behind it, starts the first run (a
+      // pipeline thread takes it) and is killed: no heartbeat, no release, no settle.
+      const jobs = await claimJobs(h.db, `dead:${death}`, 30, 4, 2);
+      const first = jobs.find((j) => j.id === poison);
+      if (first) expect((await startRun(h.db, poison!, first.lease_owner!, 30)).held).toBe(true);
+      await expire();
+      await recoverStale(h.db);
+    }
+    expect((await rows([poison!]))[0]).toMatchObject({ status: 'failed', failure_code: 'worker_lost', attempts: 3 });
+    for (const job of await rows(behind)) {
+      expect(job.status).toBe('queued');
+      expect(job.failure_code).toBeNull();
+      expect(job.attempts).toBe(0);
+    }
   });
 });

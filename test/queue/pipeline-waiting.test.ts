@@ -29,4 +29,31 @@ describe('waiting for a pipeline thread', () => {
     expect((await first).pageCount).toBeGreaterThan(50);
     expect((await third).format).toBe('pdf');
   }, 60_000);
+
+  it('starts a run (onStart) only once a thread is taken for it, never while it waits in line', async () => {
+    const started: string[] = [];
+    let secondStartedWhileFirstRead = false;
+    const first = pool.run(
+      { path: FILES.long, ocr: null, renderDpi: null },
+      {
+        signal: new AbortController().signal,
+        abortKind: () => 'cancelled',
+        onStart: async () => void started.push('first'),
+        onProgress: () => {
+          if (started.includes('second')) secondStartedWhileFirstRead = true;
+        },
+      },
+    );
+    const second = pool.run({ path: FILES.invoice, ocr: null, renderDpi: null }, { signal: new AbortController().signal, abortKind: () => 'cancelled', onStart: async () => void started.push('second') });
+    expect((await first).pageCount).toBeGreaterThan(50);
+    expect((await second).format).toBe('pdf');
+    expect(started).toEqual(['first', 'second']);
+    expect(secondStartedWhileFirstRead).toBe(false);
+  }, 60_000);
+
+  it('a run whose start fails gives the thread to the next run', async () => {
+    const refused = pool.run({ path: FILES.invoice, ocr: null, renderDpi: null }, { signal: new AbortController().signal, abortKind: () => 'cancelled', onStart: () => Promise.reject(new Error('lease lost')) });
+    await expect(refused).rejects.toThrow('lease lost');
+    expect((await run(new AbortController().signal)).format).toBe('pdf');
+  }, 60_000);
 });
