@@ -68,6 +68,7 @@ export const ERROR_CODES = {
   job_not_terminal: 'conflict',
   key_expired: 'conflict',
   key_revoked: 'conflict',
+  key_rotated: 'conflict',
   no_canonical_output: 'conflict',
   no_extraction: 'conflict',
   restore_window_passed: 'conflict',

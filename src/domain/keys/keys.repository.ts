@@ -1,4 +1,5 @@
 // SQL for API keys. Reads are scoped by tenant, and for own keys by owner as well.
+import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import type { ApiKey, Role } from '../../db/schema.js';
 import { type PageRequest, paginate } from '../../lib/pagination.js';
@@ -46,15 +47,33 @@ export async function findKey(db: Db | Tx, s: KeyScope, publicId: string): Promi
   return scoped(db, s).where('id', '=', publicId).executeTakeFirst();
 }
 
-export async function updateKey(
-  db: Db | Tx,
-  s: KeyScope,
-  publicId: string,
-  values: Partial<Pick<ApiKey, 'revoked_at' | 'prefix' | 'token_hash'>>,
-): Promise<ApiKey | undefined> {
-  let q = db.updateTable('api_keys').set(values).where('tenant_id', '=', s.tenantId).where('scope', '=', s.scope).where('id', '=', publicId);
+function updateScoped(db: Db | Tx, s: KeyScope, publicId: string) {
+  let q = db.updateTable('api_keys').where('tenant_id', '=', s.tenantId).where('scope', '=', s.scope).where('id', '=', publicId);
   if (s.scope === 'user') q = q.where('owner_user_id', '=', s.ownerUserId);
-  return q.returningAll().executeTakeFirst();
+  return q;
+}
+
+/**
+ * Revokes a key still live. Guarded by `revoked_at IS NULL`, so of two revokes racing exactly one
+ * changes the row (the other waits for its lock, then finds it revoked): undefined for the loser.
+ */
+export async function revokeLiveKey(db: Db | Tx, s: KeyScope, publicId: string): Promise<ApiKey | undefined> {
+  return updateScoped(db, s, publicId).set({ revoked_at: new Date() }).where('revoked_at', 'is', null).returningAll().executeTakeFirst();
+}
+
+/**
+ * Replaces the secret of a live, unexpired key, only if it still has the secret the caller read
+ * (`fromHash`): of two rotations racing, or a rotation racing a revoke, exactly one changes the
+ * row, so a secret handed out is the key's secret when it is answered. Undefined otherwise.
+ */
+export async function replaceSecret(db: Db | Tx, s: KeyScope, publicId: string, fromHash: string, to: { prefix: string; tokenHash: string }): Promise<ApiKey | undefined> {
+  return updateScoped(db, s, publicId)
+    .set({ prefix: to.prefix, token_hash: to.tokenHash })
+    .where('token_hash', '=', fromHash)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Platform-wide: a presented key is found by its hash before its tenant is known. */
