@@ -2,7 +2,7 @@
 // Every settle is guarded by `lease_owner = me AND status = 'processing'`: a worker that lost its
 // lease (it stalled, recovery gave the job to another worker) changes nothing. A cancel requested
 // before the settle commits wins: the job ends cancelled, whatever the run made of it.
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import type { Artifact, Job, JobStatus, PageRender } from '../db/documents-schema.js';
 import { moveBatchJob } from '../domain/batches/batches.repository.js';
@@ -19,21 +19,8 @@ export interface HeartbeatAnswer {
 }
 
 /** A heartbeat's commit does not wait for the WAL flush: one lost in a database crash only shortens the lease. */
-export async function heartbeat(db: Db, jobId: string, workerId: string, leaseSeconds: number, pagesProcessed: number | null): Promise<HeartbeatAnswer> {
-  const update = db
-    .updateTable('jobs')
-    .set({
-      lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})`,
-      heartbeat_at: sql`now()`,
-      ...(pagesProcessed !== null ? { pages_processed: pagesProcessed } : {}),
-    })
-    .where('id', '=', jobId)
-    .where('lease_owner', '=', workerId)
-    .where('status', '=', 'processing')
-    .where(noFlushWait)
-    .returning('cancel_requested');
-  const [row] = (await executePrepared(db, update)).rows;
-  return { held: !!row, cancelRequested: row?.cancel_requested ?? false };
+export function heartbeat(db: Db, jobId: string, workerId: string, leaseSeconds: number, pagesProcessed: number | null): Promise<HeartbeatAnswer> {
+  return extendLease(db, jobId, workerId, leaseSeconds, pagesProcessed !== null ? { pages_processed: pagesProcessed } : {});
 }
 
 /**
@@ -44,10 +31,15 @@ export async function heartbeat(db: Db, jobId: string, workerId: string, leaseSe
  * heartbeats, and answers like a heartbeat. Not waiting for the WAL flush is safe: the mark only
  * matters when the worker process dies, and then the database server keeps what it acknowledged.
  */
-export async function startRun(db: Db, jobId: string, workerId: string, leaseSeconds: number): Promise<HeartbeatAnswer> {
+export function startRun(db: Db, jobId: string, workerId: string, leaseSeconds: number): Promise<HeartbeatAnswer> {
+  return extendLease(db, jobId, workerId, leaseSeconds, { started_at: sql<Date>`now()` });
+}
+
+/** Extends the lease this worker holds (and sets `also`), answering whether it still holds it and a cancel is asked. */
+async function extendLease(db: Db, jobId: string, workerId: string, leaseSeconds: number, also: { pages_processed?: number; started_at?: RawBuilder<Date> }): Promise<HeartbeatAnswer> {
   const update = db
     .updateTable('jobs')
-    .set({ started_at: sql`now()`, lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})`, heartbeat_at: sql`now()` })
+    .set({ lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})`, heartbeat_at: sql`now()`, ...also })
     .where('id', '=', jobId)
     .where('lease_owner', '=', workerId)
     .where('status', '=', 'processing')
