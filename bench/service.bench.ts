@@ -118,8 +118,10 @@ async function startService(serverUrl: string, workerCount: number): Promise<Ser
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   const login = await fetch(`${baseUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
   const token = ((await login.json()) as { access_token: string }).access_token;
-  // The bench sends far more than the default 1,200 requests a minute.
-  await raiseRateLimit(baseUrl, token);
+  // The bench sends far more than the default 1,200 requests a minute; a tenant's rate limit is the
+  // platform admin's to set (docs/policy.md).
+  const platform = await fetch(`${baseUrl}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: config.adminEmail, password: config.adminPassword }) });
+  await raiseRateLimit(baseUrl, ((await platform.json()) as { access_token: string }).access_token);
   return {
     db,
     url,
