@@ -7,6 +7,7 @@ import type { Job, ProcessingMode } from '../../db/documents-schema.js';
 import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { type PageRequest } from '../../lib/pagination.js';
 import { parsePageRange } from '../../pipeline/ingest/page-range.js';
+import { CANCELLED_MESSAGE } from '../../queue/lease.js';
 import { RESTORE_WINDOW_DAYS } from '../../queue/maintenance.js';
 import { notifyCancel, notifyQueued } from '../../queue/notify.js';
 import { refreshBatch } from '../batches/batches.repository.js';
@@ -30,8 +31,6 @@ import {
   setDeleted,
 } from './jobs.repository.js';
 import { actorOf, assertTemplateFitsMode, checkReferences } from './submit.service.js';
-
-export const CANCELLED_MESSAGE = 'Processing was cancelled at your request. Retry the job to run it again.';
 
 export async function getJob(db: Db, p: Principal, jobId: string) {
   const job = await findJob(db, p.tenantId, jobId);
