@@ -12,6 +12,11 @@ export interface PdfDocument {
   pdfium: Pdfium;
   handle: number;
   pageCount: number;
+  /**
+   * PDFium's form-fill environment when the document has an interactive form (0 otherwise): the
+   * values of its fields are read, and its widgets drawn, through it. No JavaScript runs in it.
+   */
+  form: number;
   /** Frees PDFium's document and the copy of the bytes it reads from; safe to call twice. */
   close(): void;
 }
@@ -31,10 +36,12 @@ export async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
     if (code === FPDF_ERR_FORMAT || code === FPDF_ERR_FILE) throw corruptDocument('it is not a well-formed PDF');
     throw corruptDocument(`PDFium error ${code}`);
   }
+  const form = openForm(pdfium, handle);
   let open = true;
   const close = () => {
     if (!open) return;
     open = false;
+    form.close(); // the form environment refers to the document, so it goes first
     raw.FPDF_CloseDocument(handle);
     raw.free(data);
   };
@@ -43,5 +50,28 @@ export async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
     close();
     throw emptyDocument('the PDF has no pages');
   }
-  return { pdfium, handle, pageCount, close };
+  return { pdfium, handle, pageCount, form: form.handle, close };
 }
+
+/** The form-fill environment of a document with an AcroForm or XFA form; a no-op pair otherwise. */
+function openForm(pdfium: Pdfium, doc: number): { handle: number; close(): void } {
+  const { raw } = pdfium;
+  if (raw.FPDF_GetFormType(doc) === FORMTYPE_NONE) return NO_FORM;
+  const info = raw.PDFiumExt_OpenFormFillInfo();
+  if (info === 0) return NO_FORM;
+  const handle = raw.PDFiumExt_InitFormFillEnvironment(doc, info);
+  if (handle === 0) {
+    raw.PDFiumExt_CloseFormFillInfo(info);
+    return NO_FORM;
+  }
+  return {
+    handle,
+    close: () => {
+      raw.PDFiumExt_ExitFormFillEnvironment(handle);
+      raw.PDFiumExt_CloseFormFillInfo(info);
+    },
+  };
+}
+
+const FORMTYPE_NONE = 0;
+const NO_FORM = { handle: 0, close: () => {} };

@@ -27,6 +27,9 @@ export function openPage(doc: PdfDocument, index: number): PdfPage | null {
   const height = raw.FPDF_GetPageHeightF(handle);
   const rotation = ((raw.FPDFPage_GetRotation(handle) % 4) + 4) % 4 * 90;
   const toDisplay = displayMatrix(doc, handle, width, height);
+  // The form environment keeps a view of each open page: widget values and check states are
+  // read, and widgets drawn, through it.
+  if (doc.form !== 0) raw.FORM_OnAfterLoadPage(handle, doc.form);
   return new OpenPage(doc, handle, width, height, rotation, toDisplay);
 }
 
@@ -47,7 +50,9 @@ class OpenPage implements PdfPage {
   ) {}
 
   close(): void {
-    this.doc.pdfium.raw.FPDF_ClosePage(this.handle);
+    const { raw } = this.doc.pdfium;
+    if (this.doc.form !== 0) raw.FORM_OnBeforeClosePage(this.handle, this.doc.form);
+    raw.FPDF_ClosePage(this.handle);
   }
 }
 

@@ -1,6 +1,8 @@
 // A PDF → source pages: text-layer words, ruling lines, and the decision whether a page needs
 // OCR. That decision is per page: scanned inserts inside digital documents are common.
 import type { SourcePage } from '../source-page.js';
+import { annotationWords } from './annotation-words.js';
+import { readAnnotationTexts } from './pdf-annotations.js';
 import { readChars } from './pdf-chars.js';
 import type { PdfDocument } from './pdf-document.js';
 import { readGraphics } from './pdf-graphics.js';
@@ -35,10 +37,14 @@ export function readPdfPage(doc: PdfDocument, index: number): SourcePage {
     }
     const garbage = visible > 0 && mapped < visible * MIN_MAPPED_SHARE;
     const scanLike = graphics.imageCoverage > 0.5 && mapped < MIN_CHARS_ON_IMAGE_PAGE;
+    const noContent = chars.length === 0 && graphics.objects === 0;
+    // Without a text layer OCR reads the page as rendered, form fields drawn in (pdf-render.ts).
+    if ((mapped === 0 && !noContent) || garbage) return { ...base, source: 'needs_ocr' };
+    const annotations = readAnnotationTexts(doc, page);
     // Nothing drawn at all: a genuinely blank page, nothing for OCR to find.
-    if (chars.length === 0 && graphics.objects === 0) return { ...base, source: 'text_layer', words: [], blank: true };
-    if (mapped === 0 || garbage) return { ...base, source: 'needs_ocr' };
-    const words = onThePage(charsToWords(chars), page.width, page.height);
+    if (noContent && annotations.length === 0) return { ...base, source: 'text_layer', words: [], blank: true };
+    const pageWords = charsToWords(chars);
+    const words = onThePage([...pageWords, ...annotationWords(annotations, pageWords, page.rotation / 90)], page.width, page.height);
     // A scan with a few real characters on it (a date stamp) keeps them, but still goes to OCR.
     const source = scanLike ? 'needs_ocr' : 'text_layer';
     const regions = source === 'text_layer' && graphics.images.length ? imageRegions(graphics.images, chars, page.width, page.height) : [];

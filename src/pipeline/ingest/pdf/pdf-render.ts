@@ -1,5 +1,7 @@
 // PDF pages → pixels: PNG for the console's page view, raw RGB for OCR (300 dpi). PDFium renders
 // into an RGBA bitmap in wasm memory, with the page's /Rotate applied; sharp (libvips) encodes.
+// Form fields are drawn over the page (FPDF_RenderPageBitmap leaves widgets out), so the image
+// shows the values the canonical text carries, and OCR of a scanned form reads them.
 import sharp from 'sharp';
 import { PageUnreadable, PipelineError, corruptDocument } from '../errors.js';
 import { openPdf, type PdfDocument } from './pdf-document.js';
@@ -60,19 +62,20 @@ export function renderPdfPageRgb(doc: PdfDocument, index: number, dpi: number): 
       w = Math.max(1, Math.floor(w * k));
       h = Math.max(1, Math.floor(h * k));
     }
-    return { data: renderRgb(doc.pdfium, page.handle, w, h), width: w, height: h, channels: 3 };
+    return { data: renderRgb(doc.pdfium, page.handle, doc.form, w, h), width: w, height: h, channels: 3 };
   } finally {
     page.close();
   }
 }
 
-function renderRgb(pdfium: Pdfium, page: number, w: number, h: number): Buffer {
+function renderRgb(pdfium: Pdfium, page: number, form: number, w: number, h: number): Buffer {
   const m = pdfium.module;
   const bitmap = m.FPDFBitmap_Create(w, h, 1);
   if (bitmap === 0) throw new RangeError(`cannot allocate a ${w}x${h} bitmap`);
   try {
     m.FPDFBitmap_FillRect(bitmap, 0, 0, w, h, 0xffffffff);
     m.FPDF_RenderPageBitmap(bitmap, page, 0, 0, w, h, 0, FPDF_ANNOT | FPDF_REVERSE_BYTE_ORDER);
+    if (form !== 0) pdfium.raw.FPDF_FFLDraw(form, bitmap, page, 0, 0, w, h, 0, FPDF_ANNOT | FPDF_REVERSE_BYTE_ORDER);
     const stride = m.FPDFBitmap_GetStride(bitmap);
     const ptr = m.FPDFBitmap_GetBuffer(bitmap);
     const heap = pdfium.heapU8();

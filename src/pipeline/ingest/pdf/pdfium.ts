@@ -53,6 +53,33 @@ export interface PdfiumRaw {
   FPDFPathSegment_GetPoint(seg: number, x: number, y: number): number;
   FPDFPathSegment_GetType(seg: number): number;
   FPDFPathSegment_GetClose(seg: number): number;
+  /** 0 when the document has no interactive form (fpdf_formfill.h FORMTYPE_NONE). */
+  FPDF_GetFormType(doc: number): number;
+  /** A form-fill info struct with no callbacks (no JavaScript, no UI); the wrapper owns it. */
+  PDFiumExt_OpenFormFillInfo(): number;
+  PDFiumExt_CloseFormFillInfo(info: number): void;
+  PDFiumExt_InitFormFillEnvironment(doc: number, info: number): number;
+  PDFiumExt_ExitFormFillEnvironment(form: number): void;
+  FORM_OnAfterLoadPage(page: number, form: number): void;
+  FORM_OnBeforeClosePage(page: number, form: number): void;
+  FPDF_FFLDraw(form: number, bitmap: number, page: number, x: number, y: number, w: number, h: number, rot: number, flags: number): void;
+  FPDFPage_GetAnnotCount(page: number): number;
+  FPDFPage_GetAnnot(page: number, i: number): number;
+  FPDFPage_CloseAnnot(annot: number): void;
+  FPDFAnnot_GetSubtype(annot: number): number;
+  FPDFAnnot_GetFlags(annot: number): number;
+  FPDFAnnot_GetRect(annot: number, rectF: number): number;
+  FPDFAnnot_GetStringValue(annot: number, key: number, buf: number, len: number): number;
+  FPDFAnnot_GetFontSize(form: number, annot: number, value: number): number;
+  FPDFAnnot_GetFormFieldType(form: number, annot: number): number;
+  FPDFAnnot_GetFormFieldFlags(form: number, annot: number): number;
+  FPDFAnnot_GetFormFieldValue(form: number, annot: number, buf: number, len: number): number;
+  FPDFAnnot_IsChecked(form: number, annot: number): number;
+  FPDFAnnot_GetOptionCount(form: number, annot: number): number;
+  FPDFAnnot_GetOptionLabel(form: number, annot: number, index: number, buf: number, len: number): number;
+  FPDFAnnot_IsOptionSelected(form: number, annot: number, index: number): number;
+  /** /Q of the annotation: 0 left, 1 centred, 2 right. */
+  EPDFAnnot_GetTextAlignment(annot: number): number;
 }
 
 export interface Pdfium {
