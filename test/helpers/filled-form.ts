@@ -119,7 +119,7 @@ export async function filledForm(options: FormOptions = {}): Promise<Uint8Array>
   return pdf.save();
 }
 
-function addAnnotation(pdf: PDFDocument, page: ReturnType<PDFDocument['addPage']>, subtype: string, rect: number[], contents: string): void {
+export function addAnnotation(pdf: PDFDocument, page: ReturnType<PDFDocument['addPage']>, subtype: string, rect: number[], contents: string): void {
   const annot = pdf.context.obj({
     Type: 'Annot',
     Subtype: subtype,

@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import type { Word } from '../../src/pipeline/canonical/model.js';
 import { renderPdfPagePng } from '../../src/pipeline/ingest/pdf/pdf-render.js';
 import { runCanonical } from '../../src/pipeline/index.js';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
-import { FIELD_RECTS, FORM_VALUES, filledForm } from '../helpers/filled-form.js';
+import { FIELD_RECTS, FORM_VALUES, addAnnotation, filledForm } from '../helpers/filled-form.js';
 import { readData } from './data.js';
 
 const occurrences = (text: string, part: string) => text.split(part).length - 1;
@@ -110,6 +110,15 @@ describe('annotations', () => {
     const approved = wordsOf(doc).find((w) => w.text === 'Approved')!;
     expect(approved.bbox[0]).toBeGreaterThanOrEqual(400);
     expect(approved.bbox[1]).toBeGreaterThanOrEqual(792 - 755);
+  });
+
+  it('reads FreeText on a document that has no form at all', async () => {
+    const pdf = await PDFDocument.create();
+    const page = pdf.addPage([612, 792]);
+    page.drawText('Delivery note 118', { x: 72, y: 700, size: 12, font: await pdf.embedFont(StandardFonts.Helvetica) });
+    addAnnotation(pdf, page, 'FreeText', [72, 640, 300, 660], 'Received in good condition');
+    const doc = await runCanonical(await pdf.save());
+    expect(doc.text).toBe('Delivery note 118\n\nReceived in good condition');
   });
 });
 
