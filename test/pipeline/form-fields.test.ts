@@ -102,6 +102,38 @@ describe('filled form fields', () => {
   });
 });
 
+describe('a scanned form with fields filled in on top', () => {
+  it(
+    'goes to OCR with its fields drawn into the page image, so OCR reads their values',
+    async () => {
+      // The printed form as a page-size picture (a scan), fields laid over it by a PDF editor.
+      const printed = await PDFDocument.create();
+      const sheet = printed.addPage([612, 792]);
+      const font = await printed.embedFont(StandardFonts.Helvetica);
+      sheet.drawText('Application for membership', { x: 72, y: 720, size: 16, font });
+      sheet.drawText('Full name:', { x: 72, y: 680, size: 12, font });
+      sheet.drawText('Member number:', { x: 72, y: 650, size: 12, font });
+      const picture = await renderPdfPagePng(await printed.save(), 1, 200);
+      const scan = await PDFDocument.create();
+      const page = scan.addPage([612, 792]);
+      page.drawImage(await scan.embedPng(picture), { x: 0, y: 0, width: 612, height: 792 });
+      const form = scan.getForm();
+      const name = form.createTextField('full_name');
+      name.setText('Margaret Holloway');
+      name.addToPage(page, { x: 200, y: 674, width: 250, height: 20 });
+      const number = form.createTextField('member_number');
+      number.setText('MB-40772');
+      number.addToPage(page, { x: 200, y: 644, width: 250, height: 20 });
+
+      const doc = await runCanonical(await scan.save(), { ocr: { pageTimeoutMs: 170_000 } });
+      expect(doc.pages[0]!.source).toMatch(/^ocr_/);
+      expect(doc.text).toContain('Margaret Holloway');
+      expect(doc.text).toContain('MB-40772');
+    },
+    180_000,
+  );
+});
+
 describe('annotations', () => {
   it('reads a FreeText comment typed on the page where it sits, and leaves sticky notes out', async () => {
     const doc = await runCanonical(await filledForm());
