@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Word } from '../../src/pipeline/canonical/model.js';
 import { renderPdfPagePng } from '../../src/pipeline/ingest/pdf/pdf-render.js';
 import { runCanonical } from '../../src/pipeline/index.js';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts, degrees } from 'pdf-lib';
 import sharp from 'sharp';
 import { FIELD_RECTS, FORM_VALUES, addAnnotation, filledForm } from '../helpers/filled-form.js';
 import { readData } from './data.js';
@@ -76,6 +76,27 @@ describe('filled form fields', () => {
     const turned = await runCanonical(await filledForm({ rotate: 90 }));
     expect(turned.text).toBe(upright.text);
     expect(turned.pages[0]!.key_values.map((kv) => [kv.key, kv.value])).toEqual(upright.pages[0]!.key_values.map((kv) => [kv.key, kv.value]));
+  });
+
+  it('reads fields turned with their page (/MK /R) upright, as the page shows them', async () => {
+    // A landscape form: a portrait page turned by /Rotate 90, its text and fields turned back.
+    const pdf = await PDFDocument.create();
+    const page = pdf.addPage([612, 792]);
+    page.setRotation(degrees(90));
+    const font = await pdf.embedFont(StandardFonts.Helvetica);
+    // On the turned page, display (X, Y) is user space (Y, X).
+    const label = (text: string, x: number, y: number) => page.drawText(text, { x: y, y: x, size: 12, font, rotate: degrees(90) });
+    label('Customer:', 72, 100);
+    label('Order number:', 72, 130);
+    const form = pdf.getForm();
+    const customer = form.createTextField('customer');
+    customer.setText('Northwind Traders');
+    customer.addToPage(page, { x: 106, y: 200, width: 220, height: 20, rotate: degrees(90) });
+    const order = form.createTextField('order');
+    order.setText('ORD-7781');
+    order.addToPage(page, { x: 136, y: 200, width: 220, height: 20, rotate: degrees(90) });
+    const doc = await runCanonical(await pdf.save());
+    expect(doc.pages[0]!.key_values.map((kv) => [kv.key, kv.value])).toEqual([['Customer', 'Northwind Traders'], ['Order number', 'ORD-7781']]);
   });
 
   it('reads a page that holds nothing but a filled field as text, not as a blank page', async () => {

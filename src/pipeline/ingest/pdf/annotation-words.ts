@@ -18,16 +18,27 @@ const EXTENT = 1.15;
 const ADVANCE = 0.5;
 
 /**
- * `quarter`: the text's direction in display space in quarter turns, the page's /Rotate (text
- * upright in the page's own space turns with the page, as its content text does).
+ * Field text runs the way most of the page's own text runs (a form made on a turned page turns
+ * its fields with it, /MK /R); on a page without text, as upright text turned by the page's
+ * /Rotate (`pageQuarter`) would.
  */
-export function annotationWords(texts: readonly AnnotationText[], pageWords: readonly PdfWord[], quarter: number): PdfWord[] {
+export function annotationWords(texts: readonly AnnotationText[], pageWords: readonly PdfWord[], pageQuarter: number): PdfWord[] {
+  if (texts.length === 0) return [];
+  const quarter = mainDirection(pageWords) ?? pageQuarter;
   const words: PdfWord[] = [];
   for (const t of texts) {
     if (alreadyDrawn(t, pageWords)) continue;
     words.push(...placeText(t, quarter));
   }
   return words;
+}
+
+/** The text direction holding most of the page's characters, null without any. */
+function mainDirection(words: readonly PdfWord[]): number | null {
+  const chars = [0, 0, 0, 0];
+  for (const w of words) chars[w.quarter & 3]! += w.text.length;
+  const most = Math.max(...chars);
+  return most === 0 ? null : chars.indexOf(most);
 }
 
 /**
