@@ -55,6 +55,29 @@ describe('filled form fields', () => {
     expect(doc.text).toContain('☒ Air');
   });
 
+  it('adds no mark a box already prints, but marks a checked field over a printed empty box', async () => {
+    const pdf = await PDFDocument.create();
+    const page = pdf.addPage([612, 792]);
+    const font = await pdf.embedFont(StandardFonts.Courier);
+    const form = pdf.getForm();
+    // Each row: what the page content prints inside the box, whether the field over it is on.
+    const rows: [string, string, boolean][] = [['X', 'Paid', true], ['o', 'Shipped', true], ['o', 'Returned', false]];
+    rows.forEach(([printed, label, on], i) => {
+      const y = 700 - i * 30;
+      page.drawText(printed, { x: 74, y: y + 2, size: 10, font });
+      page.drawText(label, { x: 92, y: y + 2, size: 11, font });
+      const box = form.createCheckBox(`box_${i}`);
+      box.addToPage(page, { x: 72, y, width: 12, height: 12 });
+      if (on) box.check();
+    });
+    const doc = await runCanonical(await pdf.save());
+    expect(doc.text).toContain('X Paid');
+    expect(doc.text).not.toContain('☒ Paid');
+    expect(doc.text).toMatch(/☒ o Shipped|o ☒ Shipped/);
+    expect(doc.text).toContain('o Returned');
+    expect(doc.text).not.toContain('☐');
+  });
+
   it('leaves out password fields, hidden fields and fields off the page', async () => {
     const doc = await runCanonical(await filledForm());
     for (const secret of [FORM_VALUES.password, FORM_VALUES.hidden, FORM_VALUES.offPage]) expect(doc.text).not.toContain(secret);

@@ -5,7 +5,7 @@
 // Text already drawn in the page content at that place (a form whose appearances were baked
 // into the page, or printed by the producer under the widget) is not added a second time.
 import type { BBox } from '../../canonical/model.js';
-import type { AnnotationText } from './pdf-annotations.js';
+import { type AnnotationText, UNCHECKED_MARK } from './pdf-annotations.js';
 import type { PdfWord } from './pdf-words.js';
 
 /** Room between a field's border and its text (the 2 pt PDF viewers leave, PDF 32000-1 12.7.3.3). */
@@ -42,16 +42,21 @@ function mainDirection(words: readonly PdfWord[]): number | null {
 }
 
 /**
- * The page's own words inside the rectangle already say the text: for a mark, any word there;
- * otherwise the words there, run together, contain the text run together (case and spaces aside).
+ * The page's own words inside the rectangle already say the text. A value: the words there, run
+ * together, contain it (case and spaces aside). An "off" mark: anything printed in the box (its
+ * empty-box glyph). An "on" mark: a check or cross printed in the box; a printed empty box under
+ * a checked field still gets ☒, or the page's text would say the box is empty.
  */
 function alreadyDrawn(t: AnnotationText, pageWords: readonly PdfWord[]): boolean {
   const inside = pageWords.filter((w) => centreIn(w.bbox, t.rect));
   if (inside.length === 0) return false;
-  if (t.mark) return true;
+  if (t.mark) return t.text === UNCHECKED_MARK || inside.some((w) => CHECK_GLYPHS.test(w.text));
   const drawn = squash(inside.map((w) => w.text).join(''));
   return drawn.includes(squash(t.text));
 }
+
+/** What a box's "on" appearance prints: ticks, crosses, filled dots (ZapfDingbats a20, a22, l). */
+const CHECK_GLYPHS = /^[\u2713-\u2718\u2611\u2612\u00d7xX\u25cf\u2022\u25c9]+$/u;
 
 const squash = (s: string) => s.normalize('NFKC').toLowerCase().replace(/\s+/g, '');
 
