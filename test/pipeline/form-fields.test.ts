@@ -83,6 +83,20 @@ describe('filled form fields', () => {
     for (const secret of [FORM_VALUES.password, FORM_VALUES.hidden, FORM_VALUES.offPage]) expect(doc.text).not.toContain(secret);
   });
 
+  it('bounds the text the fields of one page may add, however long their values', async () => {
+    const pdf = await PDFDocument.create();
+    const page = pdf.addPage([612, 792]);
+    const form = pdf.getForm();
+    for (let i = 0; i < 30; i++) {
+      const field = form.createTextField(`long_${i}`);
+      field.setText('x'.repeat(10_000));
+      field.addToPage(page, { x: 72, y: 760 - i * 24, width: 400, height: 20 });
+    }
+    const doc = await runCanonical(await pdf.save());
+    expect(doc.text.length).toBeGreaterThanOrEqual(150_000);
+    expect(doc.text.replace(/\s/g, '').length).toBeLessThanOrEqual(200_000);
+  });
+
   it('does not repeat a value the page content already prints inside its field', async () => {
     const doc = await runCanonical(await filledForm());
     expect(occurrences(doc.text, FORM_VALUES.reference)).toBe(1);

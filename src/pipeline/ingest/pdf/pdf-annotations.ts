@@ -48,6 +48,11 @@ export const UNCHECKED_MARK = '\u2610';
 /** At most this many annotations are looked at on one page, and options in one list box. */
 const MAX_ANNOTATIONS = 5_000;
 const MAX_OPTIONS = 5_000;
+/**
+ * Characters of annotation text one page may add (a dense page of text holds ~5,000): a hostile
+ * file's thousands of megabyte-long values stop here instead of filling memory.
+ */
+const MAX_PAGE_CHARS = 200_000;
 
 export function readAnnotationTexts(doc: PdfDocument, page: PdfPage): AnnotationText[] {
   const { raw } = doc.pdfium;
@@ -55,8 +60,9 @@ export function readAnnotationTexts(doc: PdfDocument, page: PdfPage): Annotation
   if (count <= 0) return [];
   const texts: AnnotationText[] = [];
   const strings = new StringReader(doc);
+  let chars = 0;
   try {
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < count && chars < MAX_PAGE_CHARS; i++) {
       const annot = raw.FPDFPage_GetAnnot(page.handle, i);
       if (annot === 0) continue;
       try {
@@ -67,6 +73,9 @@ export function readAnnotationTexts(doc: PdfDocument, page: PdfPage): Annotation
         if (!content || content.text === '') continue;
         const rect = displayRect(doc, page, annot);
         if (!rect) continue;
+        // Cut at the budget, never between the halves of a surrogate pair.
+        if (content.text.length > MAX_PAGE_CHARS - chars) content.text = content.text.slice(0, MAX_PAGE_CHARS - chars).replace(/[\ud800-\udbff]$/, '');
+        chars += content.text.length;
         texts.push({ ...content, rect, align: raw.EPDFAnnot_GetTextAlignment(annot), ...fontSizeOf(doc, annot) });
       } finally {
         raw.FPDFPage_CloseAnnot(annot);
