@@ -9,7 +9,7 @@ import { collectIdleGarbage } from '../lib/idle-heap.js';
 import { releaseFreedNativeMemory, tuneNativeAllocator } from '../lib/native-heap.js';
 import { SharedSemaphore } from '../lib/shared-semaphore.js';
 import { type JobFailureCode, QuireError } from '../lib/errors.js';
-import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
+import type { AbortKind, ExtractOutput, ExtractTask, FromThread, PipelineOutput, PipelineTask, ThreadTask, ToThread } from './pipeline-task.js';
 
 const ABORT_GRACE_MS = 5_000;
 /**
@@ -188,7 +188,7 @@ class PipelineThread {
     return this.worker !== null || this.retiring !== null;
   }
 
-  async run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
+  async run(task: ThreadTask, options: RunOptions): Promise<PipelineOutput | ExtractOutput> {
     this.busy = true;
     this.cancelIdleEnd();
     try {
@@ -251,9 +251,9 @@ class PipelineThread {
     this.retireCurrent('high-water');
   }
 
-  private runOn(worker: Worker, task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
+  private runOn(worker: Worker, task: ThreadTask, options: RunOptions): Promise<PipelineOutput | ExtractOutput> {
     const id = this.nextId++;
-    return new Promise<PipelineOutput>((resolve, reject) => {
+    return new Promise<PipelineOutput | ExtractOutput>((resolve, reject) => {
       let killTimer: NodeJS.Timeout | null = null;
       const cleanup = () => {
         worker.off('message', onMessage);
@@ -389,9 +389,12 @@ export class PipelinePool {
   /**
    * Runs `task` on a free thread, or queues until one is free: worker loops outnumber threads so
    * a thread never idles while a loop does its database work, and synchronous template tests
-   * share a small pool.
+   * share a small pool. A canonical task builds the document; an extract task runs the embedded
+   * entity and extraction stages on it (pipeline-task.ts ExtractTask).
    */
-  async run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput> {
+  run(task: PipelineTask, options: RunOptions): Promise<PipelineOutput>;
+  run(task: ExtractTask, options: RunOptions): Promise<ExtractOutput>;
+  async run(task: ThreadTask, options: RunOptions): Promise<PipelineOutput | ExtractOutput> {
     const thread = await this.freeThread(options);
     try {
       return await thread.run(task, options);

@@ -2,6 +2,10 @@
 import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
 import type { JobFailureCode } from '../lib/errors.js';
 import type { CanonicalJson, OcrReport, OcrStageOptions, UnreadablePage } from '../pipeline/index.js';
+import type { Fingerprint, PreparedDocument } from '../pipeline/classify/index.js';
+import type { Entity } from '../pipeline/entities/recognize.js';
+import type { ExtractionOutput, ExtractionTemplate } from '../pipeline/extract/index.js';
+import type { JudgeSummary } from '../pipeline/extract/judge.js';
 
 /**
  * The document: its bytes, or the path of a file the thread reads itself (a local blob store's).
@@ -12,6 +16,7 @@ export type TaskSource = { bytes: Uint8Array; path?: never } | { path: string; b
 export type PipelineTask = TaskSource & TaskOptions;
 
 export interface TaskOptions {
+  kind?: 'canonical';
   pageRange?: string;
   pdfMaxPages?: number;
   pageCapPolicy?: 'fail' | 'truncate';
@@ -42,17 +47,49 @@ export interface PipelineOutput {
   images: { pageNumber: number; png: Uint8Array }[];
 }
 
+/**
+ * The embedded entity and extraction stages of an `entities` or `extraction` job, on the canonical
+ * document as stored JSON text: parsing it and walking every page is CPU work that would hold the
+ * worker's event loop for seconds on a large document. Two shapes, one each side of classification
+ * (which reads the database on the event loop):
+ *  - no template: the entities, and the document prepared for classification when `classify` says so;
+ *  - a template: its extraction (judged against `judgeCanonical` when given), and the fingerprint
+ *    the job becomes an exemplar with.
+ */
+export interface ExtractTask {
+  kind: 'extract';
+  canonicalText: string;
+  format: string | null;
+  policy: EffectivePolicy;
+  classify: { draft: boolean } | null;
+  template: ExtractionTemplate | null;
+  judgeCanonical: CanonicalJson | null;
+}
+
+export interface ExtractOutput {
+  /** Pages of the canonical document (a re-extraction learns it here). */
+  pageCount: number;
+  /** The entities (no template given). */
+  entities: Entity[] | null;
+  prepared: PreparedDocument | null;
+  extraction: (ExtractionOutput & { judge?: JudgeSummary }) | null;
+  /** The document's fingerprint with the extraction's entities, for the exemplar a completed job records. */
+  exemplar: Fingerprint | null;
+}
+
+export type ThreadTask = PipelineTask | ExtractTask;
+
 export type AbortKind = 'cancelled' | 'timeout';
 
 export type ToThread =
-  | { type: 'run'; id: number; task: PipelineTask }
+  | { type: 'run'; id: number; task: ThreadTask }
   | { type: 'abort'; id: number; kind: AbortKind }
   /** Free the OCR engines (after any inference in flight), then answer `closed`. */
   | { type: 'close'; id: 0 };
 
 export type FromThread =
   | { type: 'progress'; id: number; done: number; total: number }
-  | { type: 'done'; id: number; output: PipelineOutput; memoryBytes?: number }
+  | { type: 'done'; id: number; output: PipelineOutput | ExtractOutput; memoryBytes?: number }
   | { type: 'failed'; id: number; code: JobFailureCode; message: string; internal: boolean; pageCount?: number; memoryBytes?: number }
   /** A `close` was received: the thread's event loop is free (not stuck inside a parser). */
   | { type: 'closing'; id: 0 }

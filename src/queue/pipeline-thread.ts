@@ -1,14 +1,18 @@
-// Runs inside a worker thread: the CPU-heavy pipeline (parsing, layout, page rendering) happens
-// here so the process's event loop keeps serving HTTP and heartbeating leases meanwhile.
+// Runs inside a worker thread: the CPU-heavy pipeline (parsing, layout, page rendering) and the
+// embedded entity and extraction stages happen here so the process's event loop keeps serving
+// HTTP and heartbeating leases meanwhile.
 import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import sharp from 'sharp';
 import { installThreadGate } from '../lib/native-gate.js';
-import { PipelineError, isPipelineError, renderPagePng, runCanonical, settleAbandonedOcr, toCanonicalJson } from '../pipeline/index.js';
+import { type CanonicalJson, PipelineError, isPipelineError, renderPagePng, runCanonical, settleAbandonedOcr, toCanonicalJson } from '../pipeline/index.js';
+import { fingerprintOfDocument, prepareDocument } from '../pipeline/classify/index.js';
+import { runEntities, runExtraction } from '../pipeline/extract/index.js';
+import { runJudgedExtraction } from '../pipeline/extract/judge.js';
 import { closeOcrEngines } from '../pipeline/ocr/index.js';
 import { installOcrPagePermits } from '../pipeline/ocr/page-permits.js';
-import type { AbortKind, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
+import type { AbortKind, ExtractOutput, ExtractTask, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
 const port = parentPort!;
 // libvips' operation cache belongs to the process, not the thread: every document's images are
@@ -94,6 +98,26 @@ async function run(id: number, task: PipelineTask, signal: AbortSignal): Promise
   };
 }
 
+/**
+ * The embedded entity and extraction stages (pipeline-task.ts ExtractTask). Synchronous from the
+ * parse on: a cancel or timeout meanwhile ends the thread after the pool's grace period.
+ */
+function extract(task: ExtractTask, signal: AbortSignal): ExtractOutput {
+  if (signal.aborted) throw signal.reason;
+  const canonical = JSON.parse(task.canonicalText) as CanonicalJson;
+  const pageCount = canonical.pages.length;
+  const { policy, template } = task;
+  if (!template) {
+    const entities = runEntities(canonical, policy);
+    const prepared = task.classify ? prepareDocument({ canonical, format: task.format, entities }, task.classify.draft) : null;
+    return { pageCount, entities, prepared, extraction: null, exemplar: null };
+  }
+  const extraction = task.judgeCanonical ? runJudgedExtraction(canonical, task.judgeCanonical, template, policy) : runExtraction(canonical, template, policy);
+  // What recordExemplar computes from the settled result (its entities), made here beside the document.
+  const exemplar = fingerprintOfDocument({ canonical, format: task.format, entities: extraction.entities });
+  return { pageCount, entities: null, prepared: null, extraction, exemplar };
+}
+
 port.on('message', (message: ToThread) => {
   if (message.type === 'close') {
     // Terminating a thread while a native call is in flight (an onnxruntime inference, a sharp
@@ -113,11 +137,12 @@ port.on('message', (message: ToThread) => {
   }
   const controller = new AbortController();
   running.set(message.id, controller);
-  const task = run(message.id, message.task, controller.signal);
+  const given = message.task;
+  const task: Promise<PipelineOutput | ExtractOutput> = given.kind === 'extract' ? Promise.resolve().then(() => extract(given, controller.signal)) : run(message.id, given, controller.signal);
   inFlight.add(task);
   task.then(
     (output) => {
-      const transfer = output.images.map((i) => i.png.buffer as ArrayBuffer);
+      const transfer = 'images' in output ? output.images.map((i) => i.png.buffer as ArrayBuffer) : [];
       port.postMessage({ type: 'done', id: message.id, output, memoryBytes: memoryBytes() } satisfies FromThread, transfer);
     },
     (err: unknown) => {

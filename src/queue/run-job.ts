@@ -6,16 +6,16 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Job, PageRender } from '../db/documents-schema.js';
-import { chooseJobTemplate } from '../domain/classification/job-template.js';
-import { recordExemplar } from '../domain/classification/classification.service.js';
+import { chooseJobTemplate, proposesDraftOnMiss } from '../domain/classification/job-template.js';
+import { recordExemplarFingerprint } from '../domain/classification/classification.service.js';
+import { type Fingerprint, type FingerprintInput, fingerprintOfDocument } from '../pipeline/classify/index.js';
 import { drawPageImage } from '../domain/documents/page-images.js';
 import { findCanonicalArtifact } from '../domain/documents/jobs.repository.js';
 import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
 import type { PolicyService } from '../domain/policy/policy.service.js';
 import { templateForRun } from '../domain/templates/templates.service.js';
 import type { CanonicalJson, OcrReport, UnreadablePage } from '../pipeline/index.js';
-import { type DecisionStatus, type ExtractionResult, runEntities, runExtraction } from '../pipeline/extract/index.js';
-import { runJudgedExtraction } from '../pipeline/extract/judge.js';
+import type { DecisionStatus, ExtractionResult } from '../pipeline/extract/index.js';
 import { ModelCallError } from '../models/backends/errors.js';
 import { runModelExtraction } from '../models/extraction/extract.js';
 import { type JobModelResolver, type JobModels, clientFor } from '../models/job-models.js';
@@ -28,7 +28,7 @@ import type { BlobStore } from '../storage/blob-store.js';
 import { CANCELLED_MESSAGE, type NewArtifact, heartbeat, release, settle, settleRun, startRun } from './lease.js';
 import { formatOfContentType } from '../pipeline/ingest/sniff.js';
 import { PipelineFailure, type PipelinePool } from './pipeline-pool.js';
-import { type PipelineOutput, ocrPolicyOf } from './pipeline-task.js';
+import { type AbortKind, type ExtractOutput, type ExtractTask, type PipelineOutput, ocrPolicyOf } from './pipeline-task.js';
 import { readsTextInImages } from '../pipeline/ocr/policy.js';
 import { remoteOcrFor } from './remote-ocr.js';
 import { type StageOutput, buildResult } from './result.js';
@@ -171,8 +171,8 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     const stored = job.run_kind === 'reextract' ? await findCanonicalArtifact(db, job.tenant_id, job.id) : undefined;
     if (stored) {
       await start();
-      canonical = JSON.parse((await deps.blobs.readAll(stored.sha256!)).toString('utf8')) as CanonicalJson;
-      pagesProcessed = canonical.pages.length;
+      // Kept as text: the stage parses it in the pipeline thread, and the result splices it in as it is.
+      canonicalText = (await deps.blobs.readAll(stored.sha256!)).toString('utf8');
       // engine.format names the format as a full run does ("pdf"), not the stored content type.
       format = formatOfContentType(job.content_type) ?? job.content_type;
     } else {
@@ -224,20 +224,24 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     }
     await checkpoint();
     lap('checkpoints');
-    const text = canonicalText;
-    const canonicalDoc = (): CanonicalJson => (canonical ??= JSON.parse(text!) as CanonicalJson);
-    const stage = await extractStage(deps, job, canonicalDoc, policy, judgeCanonical, {
+    const text = canonicalText!;
+    const canonicalDoc = (): CanonicalJson => (canonical ??= JSON.parse(text) as CanonicalJson);
+    const abortKind = (): AbortKind => (reason === 'timeout' ? 'timeout' : 'cancelled');
+    const stage = await extractStage(deps, job, { text, parsed: canonicalDoc }, policy, judgeCanonical, {
       format,
       models,
       pageImages: () => pageImagesOf(deps, job, stored ? null : imagesOfRun),
       signal: controller.signal,
+      abortKind,
     });
     lap('extract');
+    // A re-extraction counts the stored document's pages: the stage read them, or (canonical mode) a parse here.
+    if (stored) pagesProcessed = stage.pageCount ?? canonicalDoc().pages.length;
     await checkpoint();
     lap('checkpoints');
     const { result, classification } = buildResult(
       job,
-      canonical,
+      null,
       {
         format,
         pageCount,
@@ -252,7 +256,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     const settled = await settleRun(db, job, workerId, {
       status: stage.status,
       result,
-      ...(canonicalText ? { resultText: resultWithCanonicalText(result, canonicalText) } : {}),
+      resultText: resultWithCanonicalText(result, text),
       page_count: pageCount,
       pages_processed: pagesProcessed,
       classification,
@@ -266,9 +270,8 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     else {
       log.info({ jobId: job.id, tenantId: job.tenant_id, pages: pagesProcessed, status: stage.status, timings_ms: timings }, 'job settled');
       // Learning from use: a document completed under a template becomes one of its exemplars.
-      if (stage.status === 'completed' && stage.output.extraction) {
-        await recordExemplar(db, { id: job.id, tenant_id: job.tenant_id, content_type: job.content_type, result: { ...result, canonical: canonicalDoc() } }, 'completed');
-      }
+      const templateId = stage.output.extraction?.template_id;
+      if (stage.status === 'completed' && templateId && stage.exemplar) await recordExemplarFingerprint(db, job, templateId, stage.exemplar, 'completed');
     }
   } catch (err) {
     await onFailure(deps, job, workerId, reason, err);
@@ -284,6 +287,10 @@ interface Stage {
   templateVersion: number | null;
   reviewReasons: string[];
   output: StageOutput;
+  /** Pages of the canonical document, when the stage read it (a re-extraction learns it so). */
+  pageCount: number | null;
+  /** The fingerprint the job becomes an exemplar with, once it completes under a template. */
+  exemplar: Fingerprint | null;
 }
 
 /** What the model path needs beyond the canonical document. */
@@ -294,29 +301,42 @@ export interface StageContext {
   models?: JobModels | null;
   /** The rendered pages (PNG) by page number: of this run, or stored by the run before a re-extraction. */
   pageImages?: () => Promise<Map<number, Uint8Array>>;
-  signal?: AbortSignal;
+  signal: AbortSignal;
+  /** Why the signal fired, read when it does (for a stage running in the pipeline thread). */
+  abortKind: () => AbortKind;
+}
+
+/** The canonical document the stage reads: its stored JSON text and, parsed once when needed, the object. */
+export interface StageDocument {
+  text: string;
+  parsed: () => CanonicalJson;
 }
 
 /**
  * Entities and template extraction on the canonical document. With a vlm endpoint in effect for
  * the tenant, a model extracts and every value is grounded (models/extraction); otherwise the
- * embedded extractor does, in this thread (a small fraction of the canonical pipeline's time).
- * The extraction's decision settles the job: completed, needs_review (a review opens with the
- * reasons) or rejected.
+ * embedded extractor does. What walks the document (parsing its JSON, entity recognition, the
+ * classification fingerprint, the embedded extraction and judge mode's comparison) runs in the
+ * pipeline thread pool, so a large document never holds this event loop; what reads the database
+ * (classification against the tenant's templates and exemplars, the template) and the model calls
+ * stay here. The extraction's decision settles the job: completed, needs_review (a review opens
+ * with the reasons) or rejected.
  */
-export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonicalDoc: () => CanonicalJson, policy: EffectivePolicy, judgeCanonical: CanonicalJson | null = null, context: StageContext = {}): Promise<Stage> {
-  const done = (output: StageOutput): Stage => ({ status: 'completed', templateVersion: null, reviewReasons: [], output });
-  if (job.processing_mode === 'canonical') return done({ stages: [] });
-  const canonical = canonicalDoc();
+export async function extractStage(deps: Pick<RunDeps, 'db' | 'pool'>, job: Job, doc: StageDocument, policy: EffectivePolicy, judgeCanonical: CanonicalJson | null, context: StageContext): Promise<Stage> {
+  const done = (output: StageOutput, pageCount: number | null): Stage => ({ status: 'completed', templateVersion: null, reviewReasons: [], output, pageCount, exemplar: null });
+  if (job.processing_mode === 'canonical') return done({ stages: [] }, null);
+  const inThread = (task: Pick<ExtractTask, 'classify' | 'template' | 'judgeCanonical'>) =>
+    deps.pool.run({ kind: 'extract', canonicalText: doc.text, format: context.format ?? null, policy, ...task }, { signal: context.signal, abortKind: context.abortKind });
   if (job.processing_mode === 'entities') {
-    return done({ entities: runEntities(canonical, policy), stages: ['entities'], notes: { generic_entities_enabled: policy.generic_entities_enabled } });
+    const found = await inThread({ classify: null, template: null, judgeCanonical: null });
+    return done({ entities: found.entities!, stages: ['entities'], notes: { generic_entities_enabled: policy.generic_entities_enabled } }, found.pageCount);
   }
   let templateId = job.template_id;
   let classification: Record<string, unknown> | null = null;
-  let entities: ReturnType<typeof runEntities> | null = null;
+  let found: ExtractOutput | null = null;
   if (!templateId) {
-    // Recognised once: the fingerprint reads them, and so does the result when nothing matches.
-    entities = runEntities(canonical, policy);
+    // Recognised once, beside the fingerprint that reads them; the result keeps them when nothing matches.
+    found = await inThread({ classify: { draft: proposesDraftOnMiss(policy) }, template: null, judgeCanonical: null });
     // With a vlm endpoint in effect, the model settles a classification the embedded rule leaves ambiguous.
     const vlm = context.models?.vlm;
     const guard = context.models?.guard;
@@ -325,14 +345,14 @@ export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonica
         ? new ModelChooser({
             client: () => clientFor(vlm, guard),
             ...(context.pageImages && budgetOf(policy.prompt_budget_policy).sendPageImages ? { pageImage: async () => (await context.pageImages!()).get(1) } : {}),
-            ...(context.signal ? { signal: context.signal } : {}),
+            signal: context.signal,
           })
         : undefined;
-    const choice = await chooseJobTemplate(deps.db, job, { canonical, format: context.format ?? null, entities }, policy, chooser);
+    const choice = await chooseJobTemplate(deps.db, job, found.prepared!, policy, chooser);
     templateId = choice.templateId;
     classification = choice.classification;
   }
-  if (!templateId) return done({ entities: entities ?? runEntities(canonical, policy), stages: ['entities', 'classification'], classification });
+  if (!templateId) return done({ entities: found!.entities!, stages: ['entities', 'classification'], classification }, found!.pageCount);
   const template = await templateForRun(deps.db, job.tenant_id, templateId);
   if (!template) {
     throw new PipelineFailure(
@@ -343,6 +363,8 @@ export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonica
   }
   const models = context.models;
   if (models?.vlm) {
+    // The model path reads the document here: its calls wait on the network, not this loop.
+    const canonical = doc.parsed();
     // What the model calls cost counts toward the tenant's month whether the extraction succeeds
     // or fails after some of them (a later chunk refused, a cancel, a timeout).
     const spent: ModelUsage[] = [];
@@ -367,16 +389,21 @@ export async function extractStage(deps: Pick<RunDeps, 'db'>, job: Job, canonica
       extraction: out.engine,
       judge: out.judge ?? null,
       judgeMissing: policy.judge_mode_enabled && !out.judge,
+      pageCount: canonical.pages.length,
+      exemplar: fingerprintOfDocument({ canonical, format: context.format ?? null, entities: out.entities as FingerprintInput['entities'] }),
     });
   }
-  const judged = policy.judge_mode_enabled && judgeCanonical ? runJudgedExtraction(canonical, judgeCanonical, template, policy) : null;
-  const out = judged ?? runExtraction(canonical, template, policy);
+  const judged = policy.judge_mode_enabled && judgeCanonical !== null;
+  const extracted = await inThread({ classify: null, template, judgeCanonical: judged ? judgeCanonical : null });
+  const out = extracted.extraction!;
   // Judge mode on a re-extraction: the second reading is not stored, only the canonical output.
   return decidedStage(out, template.version, classification, {
-    stages: ['extraction', ...(judged ? ['judge'] : [])],
+    stages: ['extraction', ...(out.judge ? ['judge'] : [])],
     extraction: EMBEDDED_EXTRACTION,
-    judge: judged?.judge ?? null,
-    judgeMissing: policy.judge_mode_enabled && !judged,
+    judge: out.judge ?? null,
+    judgeMissing: policy.judge_mode_enabled && !out.judge,
+    pageCount: extracted.pageCount,
+    exemplar: extracted.exemplar,
   });
 }
 
@@ -385,12 +412,14 @@ function decidedStage(
   out: { entities: unknown[]; extraction: ExtractionResult; decision: { status: DecisionStatus; review_reasons: string[]; thresholds: unknown } },
   templateVersion: number | null,
   classification: Record<string, unknown> | null,
-  run: { stages: string[]; extraction: unknown; judge: unknown; judgeMissing: boolean },
+  run: { stages: string[]; extraction: unknown; judge: unknown; judgeMissing: boolean; pageCount: number; exemplar: Fingerprint | null },
 ): Stage {
   return {
     status: out.decision.status,
     templateVersion,
     reviewReasons: out.decision.review_reasons,
+    pageCount: run.pageCount,
+    exemplar: run.exemplar,
     output: {
       entities: out.entities,
       extraction: out.extraction,

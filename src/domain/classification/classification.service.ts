@@ -7,16 +7,17 @@ import type { TemplateRow } from '../../db/templates-schema.js';
 import {
   type ChosenClassification,
   type Fingerprint,
+  type PreparedDocument,
   type TemplateChooser,
   type TemplateProfile,
   classifyWith,
   embeddedChooser,
   fieldLabels,
-  fingerprintOf,
+  fingerprintOfDocument,
   rankTemplates,
 } from '../../pipeline/classify/index.js';
 import type { CanonicalJson } from '../../pipeline/index.js';
-import { type ExtractionPolicy, runEntities, schemaFields } from '../../pipeline/extract/index.js';
+import { schemaFields } from '../../pipeline/extract/index.js';
 import { addModelUsage } from '../../models/usage.js';
 import { listActiveTemplates } from '../templates/templates.repository.js';
 import { exemplarsOf, upsertExemplar } from './exemplars.repository.js';
@@ -55,30 +56,23 @@ export interface DocumentView {
   entities?: { type: string; text: string; value: unknown }[] | null;
 }
 
-/** Pages a fingerprint reads: a document's kind and sender show on its first pages. */
-export const FINGERPRINT_PAGES = 5;
-
-export function fingerprintOfDocument(doc: DocumentView, policy: ExtractionPolicy = {}): Fingerprint {
-  const long = doc.canonical.pages.length > FINGERPRINT_PAGES;
-  const canonical = long
-    ? { ...doc.canonical, pages: doc.canonical.pages.slice(0, FINGERPRINT_PAGES), text: doc.canonical.text.slice(0, 50_000) }
-    : doc.canonical;
-  const given = doc.entities?.length ? doc.entities.filter((e) => !long || ((e as { page?: number }).page ?? 1) <= FINGERPRINT_PAGES) : null;
-  const entities = given ?? runEntities(canonical, { ...policy, generic_entities_enabled: true });
-  return fingerprintOf(canonical, entities as never, doc.format);
-}
+export { fingerprintOfDocument };
 
 /**
  * Classification of one document, with the fingerprint it was computed from. A model chooser's
  * calls are added to the tenant's monthly model usage, as extraction's are.
  */
 export async function classifyDocument(db: Db, tenantId: string, doc: DocumentView, chooser: TemplateChooser = embeddedChooser): Promise<{ classification: ChosenClassification; fingerprint: Fingerprint }> {
-  const fingerprint = fingerprintOfDocument(doc);
+  return classifyPrepared(db, tenantId, { fingerprint: fingerprintOfDocument(doc), text: doc.canonical.text }, chooser);
+}
+
+/** Classification of a document whose fingerprint was computed beforehand (in a pipeline thread). */
+export async function classifyPrepared(db: Db, tenantId: string, doc: Pick<PreparedDocument, 'fingerprint' | 'text'>, chooser: TemplateChooser = embeddedChooser): Promise<{ classification: ChosenClassification; fingerprint: Fingerprint }> {
   const profiles = await activeProfiles(db, tenantId);
-  const candidates = rankTemplates(fingerprint, doc.canonical.text, profiles);
-  const classification = await classifyWith(chooser, candidates, doc.canonical.text);
+  const candidates = rankTemplates(doc.fingerprint, doc.text, profiles);
+  const classification = await classifyWith(chooser, candidates, doc.text);
   if (classification.model) await addModelUsage(db, tenantId, [classification.model]);
-  return { classification, fingerprint };
+  return { classification, fingerprint: doc.fingerprint };
 }
 
 /** What a finished job's result holds for classification (canonical, format, entities). */
@@ -98,6 +92,11 @@ export async function recordExemplar(db: Db | Tx, job: Pick<Job, 'id' | 'tenant_
   if (!extraction?.template_id || !doc) return false;
   await upsertExemplar(db, job.tenant_id, job.id, extraction.template_id, fingerprintOfDocument(doc), source);
   return true;
+}
+
+/** recordExemplar with the document's fingerprint computed beforehand (in a pipeline thread). */
+export async function recordExemplarFingerprint(db: Db | Tx, job: Pick<Job, 'id' | 'tenant_id'>, templateId: string, fingerprint: Fingerprint, source: string): Promise<void> {
+  await upsertExemplar(db, job.tenant_id, job.id, templateId, fingerprint, source);
 }
 
 /** recordExemplar for a job read by id (after a review resolved it). */

@@ -4,20 +4,24 @@
 // similar one's auto_seen_count raised. The job's `classification` records how it went.
 import type { Db } from '../../db/database.js';
 import type { Job } from '../../db/documents-schema.js';
-import type { TemplateChooser } from '../../pipeline/classify/index.js';
+import type { PreparedDocument, TemplateChooser } from '../../pipeline/classify/index.js';
 import type { EffectivePolicy } from '../policy/policy.registry.js';
 import { proposeOnMiss } from '../drafts/drafts.service.js';
-import { type DocumentView, classifyDocument } from './classification.service.js';
+import { classifyPrepared } from './classification.service.js';
 
 export interface JobTemplateChoice {
   templateId: string | null;
   classification: Record<string, unknown>;
 }
 
+/** Whether a miss may propose a draft, so the document is prepared with one (prepareDocument). */
+export const proposesDraftOnMiss = (policy: Pick<EffectivePolicy, 'auto_classify_enabled' | 'draft_on_miss_enabled'>): boolean => !!policy.auto_classify_enabled && !!policy.draft_on_miss_enabled;
+
+/** `doc`: the document prepared for classification, with a draft proposal when proposesDraftOnMiss. */
 export async function chooseJobTemplate(
   db: Db,
   job: Pick<Job, 'id' | 'tenant_id'>,
-  doc: DocumentView,
+  doc: PreparedDocument,
   policy: Pick<EffectivePolicy, 'auto_classify_enabled' | 'default_template_id' | 'draft_on_miss_enabled'>,
   chooser?: TemplateChooser,
 ): Promise<JobTemplateChoice> {
@@ -38,7 +42,7 @@ export async function chooseJobTemplate(
       },
     };
   }
-  const { classification, fingerprint } = await classifyDocument(db, job.tenant_id, doc, chooser);
+  const { classification, fingerprint } = await classifyPrepared(db, job.tenant_id, doc, chooser);
   const record: Record<string, unknown> = { ...classification };
   if (classification.matched) return { templateId: classification.template_id, classification: record };
   const fallback = policy.default_template_id ?? null;
@@ -48,7 +52,8 @@ export async function chooseJobTemplate(
     record.reason = `${classification.reason ?? 'No template matched.'} The policy's default_template_id was used.`;
   }
   if (policy.draft_on_miss_enabled) {
-    const proposed = await proposeOnMiss(db, job, doc, fingerprint);
+    if (!doc.draft) throw new Error('draft_on_miss_enabled is on but the document was prepared without a draft proposal');
+    const proposed = await proposeOnMiss(db, job, fingerprint, doc.draft);
     record.draft = { id: proposed.draft.id, created: proposed.created, auto_seen_count: proposed.draft.auto_seen_count, ...(proposed.similarity !== null ? { similarity: Math.round(proposed.similarity * 1000) / 1000 } : {}) };
   }
   return { templateId: fallback, classification: record };

@@ -7,7 +7,7 @@ import type { Job } from '../../db/documents-schema.js';
 import { conflict, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { PageRequest } from '../../lib/pagination.js';
-import { type Fingerprint, likeness } from '../../pipeline/classify/index.js';
+import { type DraftProposal, type Fingerprint, likeness } from '../../pipeline/classify/index.js';
 import { commonSchema, proposeDraft } from '../../pipeline/classify/draft-schema.js';
 import { runEntities } from '../../pipeline/extract/index.js';
 import { documentOfJob, fingerprintOfDocument } from '../classification/classification.service.js';
@@ -54,9 +54,10 @@ const notPending = (row: DraftRow, action: string) =>
 
 /**
  * A document no template matched: raise the most similar pending draft's auto_seen_count, or
- * propose a new draft from the document. Returns the draft and whether it was new.
+ * propose a new draft from the document (`proposal`, made beside its fingerprint). Returns the
+ * draft and whether it was new.
  */
-export async function proposeOnMiss(db: Db, job: Pick<Job, 'id' | 'tenant_id'>, doc: NonNullable<ReturnType<typeof documentOfJob>>, fingerprint: Fingerprint) {
+export async function proposeOnMiss(db: Db, job: Pick<Job, 'id' | 'tenant_id'>, fingerprint: Fingerprint, proposal: DraftProposal) {
   let best: { row: DraftRow; score: number } | null = null;
   for (const row of await pendingAutoDrafts(db, job.tenant_id)) {
     const score = likeness(fingerprint, row.fingerprint as unknown as Fingerprint).score;
@@ -67,8 +68,6 @@ export async function proposeOnMiss(db: Db, job: Pick<Job, 'id' | 'tenant_id'>, 
     const seen = await recordSeen(db, job.tenant_id, best.row.id, job.id);
     if (seen) return { draft: seen, created: false, similarity: best.score };
   }
-  const entities = doc.entities ?? runEntities(doc.canonical, { generic_entities_enabled: true });
-  const proposal = proposeDraft(doc.canonical, entities as never, fingerprint.title);
   const draft = await insertDraft(db, job.tenant_id, {
     id: newId('drf'),
     proposed_by: DRAFT_PROPOSER,

@@ -174,9 +174,12 @@ function scoreTemplate(doc: Fingerprint, text: DocumentText, profile: TemplatePr
   };
 }
 
+/** How much of a document's text ranking reads. */
+export const RANKED_TEXT_CHARS = 200_000;
+
 /** Every template scored, best first (ties by name, so the order is stable). */
 export function rankTemplates(doc: Fingerprint, printed: string, profiles: TemplateProfile[]): Candidate[] {
-  const text = documentText(printed.slice(0, 200_000));
+  const text = documentText(printed.slice(0, RANKED_TEXT_CHARS));
   return profiles.map((p) => scoreTemplate(doc, text, p)).sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
 }
 
