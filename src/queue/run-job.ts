@@ -1,5 +1,6 @@
 // One run of one claimed job, in stages with a cancel/lease checkpoint between each:
-//   load the file → pipeline (worker thread) → store artifacts → settle.
+//   load the file → pipeline (worker thread) → store artifacts → entities and extraction (the
+//   same thread pool, database reads here) → settle.
 // The lease is heartbeated all along; a cancel request, a lost lease, the job timeout or a
 // shutdown stops the run at once (the pipeline thread is told, and ended if it does not stop).
 import type { Logger } from 'pino';
