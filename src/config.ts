@@ -5,6 +5,12 @@ import path from 'node:path';
 
 /** Resident memory above which a pipeline thread is ended after its document (QUIRE_PROCESS_MEMORY_MARK_MB). */
 export const DEFAULT_PROCESS_MEMORY_MARK_MB = 700;
+/**
+ * WebAssembly memory the PDF parser (PDFium) of one pipeline thread may grow to
+ * (QUIRE_PDFIUM_MEMORY_MB). The PDFs of the test data peak at 167 MB, rendering a page for OCR;
+ * bench/pdfium-memory.ts measures it.
+ */
+export const DEFAULT_PDFIUM_MEMORY_MB = 384;
 
 export interface Config {
   port: number;
@@ -41,6 +47,8 @@ export interface Config {
   ocrPagesAtOnce: number;
   /** Resident memory of the process past which a pipeline thread is ended after its document. */
   processMemoryMarkMb: number;
+  /** WebAssembly memory PDFium may grow to in each pipeline thread; a document needing more fails with `resource_limit`. */
+  pdfiumMemoryMb: number;
   /** How often each worker process looks for stale leases (under an advisory lock, so one at a time). */
   recoveryIntervalSeconds: number;
   adminEmail: string | null;
@@ -95,6 +103,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_PIPELINE_IDLE_SECONDS', default: '60', description: 'a pipeline thread with no document for this long is ended, returning its memory; the next document starts a new one (about a second); 0 keeps idle threads' },
   { name: 'QUIRE_OCR_PAGES_AT_ONCE', default: '0 (half the pipeline threads, at least 1)', description: 'pages a process reads with its OCR engines at once, across its pipeline threads; each holds a few hundred MB while read, so more trades memory for speed on scan-heavy loads' },
   { name: 'QUIRE_PROCESS_MEMORY_MARK_MB', default: String(DEFAULT_PROCESS_MEMORY_MARK_MB), description: 'a pipeline thread whose document ends with the process above this resident memory is ended and started afresh, returning what it grew to (OCR engines included, reloaded by the next scan in about 3 s); higher keeps the engines of a scan-heavy load loaded' },
+  { name: 'QUIRE_PDFIUM_MEMORY_MB', default: String(DEFAULT_PDFIUM_MEMORY_MB), description: 'memory the PDF parser of each pipeline thread may grow to; a PDF that needs more (huge images, deeply nested forms) fails with `resource_limit`. Real PDFs peak below 200 MB' },
   { name: 'QUIRE_RECOVERY_INTERVAL_SECONDS', default: '60', description: 'how often workers recover jobs whose lease expired' },
   { name: 'QUIRE_ADMIN_EMAIL', default: 'admin@quire.local', description: 'first platform admin, created on first start' },
   { name: 'QUIRE_ADMIN_PASSWORD', default: '(generated, printed once)', description: 'password of the first platform admin' },
@@ -197,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pipelineIdleSeconds: integer(env, 'QUIRE_PIPELINE_IDLE_SECONDS', 60, 0),
     ocrPagesAtOnce: integer(env, 'QUIRE_OCR_PAGES_AT_ONCE', 0, 0),
     processMemoryMarkMb: integer(env, 'QUIRE_PROCESS_MEMORY_MARK_MB', DEFAULT_PROCESS_MEMORY_MARK_MB, 100),
+    pdfiumMemoryMb: integer(env, 'QUIRE_PDFIUM_MEMORY_MB', DEFAULT_PDFIUM_MEMORY_MB, 64, 2048),
     recoveryIntervalSeconds: integer(env, 'QUIRE_RECOVERY_INTERVAL_SECONDS', 60, 1),
     adminEmail: text(env, 'QUIRE_ADMIN_EMAIL'),
     adminPassword: text(env, 'QUIRE_ADMIN_PASSWORD'),

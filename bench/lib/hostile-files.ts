@@ -34,13 +34,43 @@ export function pdfWithTextOperators(operators: number): Uint8Array {
  * its page tree claims (/Count): more than 1 makes a file whose other pages cannot be loaded.
  */
 export function pdfWithContent(content: string, count = 1): Uint8Array {
-  const objects = [
+  return pdfOfObjects([
     '<< /Type /Catalog /Pages 2 0 R >>',
     `<< /Type /Pages /Kids [3 0 R] /Count ${count} >>`,
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${Buffer.byteLength(content)} >>\nstream\n${content}\nendstream`,
+    streamObject(content),
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  ];
+  ]);
+}
+
+/**
+ * A one-page PDF of form XObjects nested `depth` deep, each drawing the next `fanout` times, the
+ * last a small square: `fanout ** depth` drawn objects from a file of a few KB. PDFium parses every
+ * drawing of a form on its own, so 6 deep and 10 to a level asks for about 2 GB.
+ */
+export function pdfWithNestedForms(depth: number, fanout: number): Uint8Array {
+  const draws = Array.from({ length: fanout }, (_, i) => `q 1 0 0 1 ${i} 0 cm /X Do Q`).join('\n');
+  // Objects 1-3: catalog, pages, page; form k (0-based) is object 4 + k, the page's content last.
+  const forms = Array.from({ length: depth }, (_, k) =>
+    k === depth - 1
+      ? streamObject('0 0 1 1 re f', '/Type /XObject /Subtype /Form /BBox [0 0 612 792]')
+      : streamObject(draws, `/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /X ${5 + k} 0 R >> >>`),
+  );
+  return pdfOfObjects([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${4 + depth} 0 R /Resources << /XObject << /X 4 0 R >> >> >>`,
+    ...forms,
+    streamObject(draws),
+  ]);
+}
+
+function streamObject(content: string, dictionary = ''): string {
+  return `<< ${dictionary} /Length ${Buffer.byteLength(content)} >>\nstream\n${content}\nendstream`;
+}
+
+/** A PDF of `objects` (numbered from 1, the first the catalog), with its cross-reference table. */
+function pdfOfObjects(objects: string[]): Uint8Array {
   let out = '%PDF-1.4\n';
   const offsets: number[] = [];
   objects.forEach((body, i) => {

@@ -12,14 +12,16 @@ import { runEntities, runExtraction } from '../pipeline/extract/index.js';
 import { runJudgedExtraction } from '../pipeline/extract/judge.js';
 import { closeOcrEngines } from '../pipeline/ocr/index.js';
 import { installOcrPagePermits } from '../pipeline/ocr/page-permits.js';
+import { setPdfiumMemoryLimit } from '../pipeline/ingest/pdf/pdfium.js';
 import type { AbortKind, ExtractOutput, ExtractTask, FromThread, PipelineOutput, PipelineTask, ToThread } from './pipeline-task.js';
 
 const port = parentPort!;
 // libvips' operation cache belongs to the process, not the thread: every document's images are
 // new, so it only ever kept up to 50 MB of pixels alive after the threads that made them ended.
 sharp.cache(false);
-const shared = workerData as { nativeGate?: SharedArrayBuffer; ocrPagePermits?: SharedArrayBuffer } | null;
+const shared = workerData as { nativeGate?: SharedArrayBuffer; ocrPagePermits?: SharedArrayBuffer; pdfiumMemoryMb?: number } | null;
 installThreadGate(shared?.nativeGate);
+if (shared?.pdfiumMemoryMb) setPdfiumMemoryLimit(shared.pdfiumMemoryMb);
 installOcrPagePermits(shared?.ocrPagePermits);
 /** Within the pool's CLOSE_GRACE_MS: abandoned OCR work gets this long to finish before the thread ends. */
 const CLOSE_WAIT_MS = 120_000;

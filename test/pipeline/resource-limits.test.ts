@@ -6,7 +6,7 @@ import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/lib/errors.js';
 import { PipelineFailure, PipelinePool } from '../../src/queue/pipeline-pool.js';
-import { pdfWithTextOperators, pptxWithBigSlide, zipBomb } from '../../bench/lib/hostile-files.js';
+import { pdfWithNestedForms, pdfWithTextOperators, pptxWithBigSlide, zipBomb } from '../../bench/lib/hostile-files.js';
 import { FILES } from '../helpers/documents.js';
 
 let pool: PipelinePool | null = null;
@@ -72,6 +72,23 @@ describe('resource limits of the pipeline', () => {
     expect(err).toMatchObject({ code: 'resource_limit', internal: false });
     const next = await run(pool, new Uint8Array(fs.readFileSync(FILES.notes)));
     expect(next.format).toBe('pptx');
+  }, 120_000);
+
+  it('fails a PDF that would grow the PDF parser to 2 GB at its memory bound, and the next PDF reads', async () => {
+    // 4 KB of form XObjects nested 6 deep, 10 to a level: a million drawn squares.
+    pool = new PipelinePool(1);
+    const err = await failure(run(pool, pdfWithNestedForms(6, 10)));
+    expect(err).toMatchObject({ code: 'resource_limit', internal: false });
+    expect(err.message).toMatch(/PDF parser needed more than its 384 MB of memory/);
+    expect((await run(pool, new Uint8Array(fs.readFileSync(FILES.invoice)))).format).toBe('pdf');
+  }, 120_000);
+
+  it('bounds the PDF parser by the configured memory (QUIRE_PDFIUM_MEMORY_MB)', async () => {
+    // 100,000 drawn squares: about 570 MB of parser memory, read in full without a bound.
+    pool = new PipelinePool(1, { pdfiumMemoryMb: 64 });
+    const err = await failure(run(pool, pdfWithNestedForms(5, 10)));
+    expect(err).toMatchObject({ code: 'resource_limit', internal: false });
+    expect(err.message).toMatch(/more than its 64 MB of memory/);
   }, 120_000);
 
   it('reads a PDF of 20,000 scattered text operators', async () => {

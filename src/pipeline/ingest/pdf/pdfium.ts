@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { init, type WrappedPdfiumModule } from '@embedpdf/pdfium';
+import { DEFAULT_PDFIUM_MEMORY_MB } from '../../../config.js';
 
 /**
  * The raw wasm exports we call in hot loops. The cwrap'd functions on the module go through
@@ -87,6 +88,8 @@ export interface Pdfium {
   raw: PdfiumRaw;
   /** 128 bytes of scratch memory for out-parameters, allocated once. */
   scratch: number;
+  /** Whether a growth of its memory was refused (past the bound, or by the system). */
+  readonly memoryRefused: boolean;
   heapF32(): Float32Array;
   heapF64(): Float64Array;
   heap32(): Int32Array;
@@ -94,17 +97,27 @@ export interface Pdfium {
 }
 
 let loading: Promise<Pdfium> | undefined;
-/** The instance last loaded, to tell after a trap how far its memory had grown. */
+/** The instance last loaded, to tell after a trap whether it had run out of memory. */
 let latest: Pdfium | undefined;
 
-/**
- * The most wasm memory PDFium's build may grow to (2 GiB). A trap with the memory near it is
- * PDFium running out (a malloc that fails calls abort()), not a malformed file.
- */
-export const PDFIUM_MEMORY_LIMIT = 2 * 1024 * 1024 * 1024;
+const MiB = 1024 * 1024;
+const WASM_PAGE = 65_536;
+/** Wasm memory an instance may grow to; the build itself would grow to 2 GB. */
+let memoryLimitBytes = DEFAULT_PDFIUM_MEMORY_MB * MiB;
+
+/** Sets the wasm memory bound of instances loaded from now on (QUIRE_PDFIUM_MEMORY_MB). */
+export function setPdfiumMemoryLimit(megabytes: number): void {
+  memoryLimitBytes = megabytes * MiB;
+  discardPdfium();
+}
+
+export const pdfiumMemoryLimitBytes = (): number => memoryLimitBytes;
 
 /** Bytes of wasm memory the last loaded PDFium instance holds (0 before any loaded). */
 export const pdfiumMemoryBytes = (): number => latest?.heapU8().length ?? 0;
+
+/** Whether the last loaded instance was refused memory it asked for: its next abort is running out, not a broken file. */
+export const pdfiumRanOutOfMemory = (): boolean => latest?.memoryRefused ?? false;
 
 export function loadPdfium(): Promise<Pdfium> {
   loading ??= initPdfium().catch((err: unknown) => {
@@ -123,11 +136,47 @@ export function discardPdfium(): void {
   latest = undefined;
 }
 
+type Imports = WebAssembly.Imports & { env: Record<string, unknown> };
+
+/** The compiled module, kept across instances: a fresh instance after a trap skips compiling. */
+let compiled: Promise<{ binary: ArrayBuffer; module: WebAssembly.Module }> | undefined;
+
+function compilePdfium(): Promise<{ binary: ArrayBuffer; module: WebAssembly.Module }> {
+  compiled ??= (async () => {
+    const wasm = readFileSync(createRequire(import.meta.url).resolve('@embedpdf/pdfium/pdfium.wasm'));
+    const binary = wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) as ArrayBuffer;
+    return { binary, module: await WebAssembly.compile(binary) };
+  })();
+  return compiled;
+}
+
 async function initPdfium(): Promise<Pdfium> {
-  const wasmPath = createRequire(import.meta.url).resolve('@embedpdf/pdfium/pdfium.wasm');
-  const wasm = readFileSync(wasmPath);
-  const wasmBinary = wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) as ArrayBuffer;
-  const module = await init({ wasmBinary });
+  const { binary, module: wasmModule } = await compilePdfium();
+  const limit = memoryLimitBytes;
+  const state = { memoryRefused: false };
+  // The module's memory is its own export (not imported), so its maximum is the build's 2 GB.
+  // The bound is kept where the memory grows: the runtime's emscripten_resize_heap import refuses
+  // a request past it, and the memory's grow clamps the runtime's extra margin (up to a fifth
+  // more) to it. A refused growth makes PDFium's malloc fail, which aborts the call with a trap.
+  const module = await init({
+    wasmBinary: binary,
+    instantiateWasm: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => WebAssembly.Exports) => {
+      const env = (imports as Imports).env;
+      const resize = env.emscripten_resize_heap as (requested: number) => boolean;
+      const bounded = (requested: number): boolean => {
+        const grown = requested >>> 0 <= limit && resize(requested);
+        if (!grown) state.memoryRefused = true;
+        return grown;
+      };
+      const instance = new WebAssembly.Instance(wasmModule, { ...imports, env: { ...env, emscripten_resize_heap: bounded } });
+      const memory = instance.exports.memory as WebAssembly.Memory;
+      const grow = memory.grow.bind(memory);
+      memory.grow = (pages: number) => grow(Math.min(pages, Math.floor((limit - memory.buffer.byteLength) / WASM_PAGE)));
+      // Synchronous, so a failure rejects init() through the runtime's own catch; the runtime
+      // takes the exports we return as the instance's.
+      return receive(instance);
+    },
+  });
   module.PDFiumExt_Init();
   const raw = module.pdfium.wasmExports as unknown as PdfiumRaw;
   const em = module.pdfium as unknown as Record<'HEAPF32' | 'HEAPF64' | 'HEAP32' | 'HEAPU8', ArrayBufferView>;
@@ -136,6 +185,9 @@ async function initPdfium(): Promise<Pdfium> {
     module,
     raw,
     scratch: raw.malloc(128),
+    get memoryRefused() {
+      return state.memoryRefused;
+    },
     heapF32: () => em.HEAPF32 as Float32Array,
     heapF64: () => em.HEAPF64 as Float64Array,
     heap32: () => em.HEAP32 as Int32Array,
