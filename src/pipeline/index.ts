@@ -11,7 +11,7 @@ import { OCR_RENDER_DPI, type OcrReport, type OcrStageOptions, type PageRaster, 
 import { openPdf } from './ingest/pdf/pdf-document.js';
 import { renderPdfPageRgb } from './ingest/pdf/pdf-render.js';
 import { readPdf } from './ingest/pdf/read-pdf.js';
-import { type NotesMode, type UnreadablePage, readPptx } from './ingest/pptx/read-pptx.js';
+import { type NotesMode, type UnreadablePage, type UnreadablePart, readPptx } from './ingest/pptx/read-pptx.js';
 import { checkAborted } from './ingest/progress.js';
 import { readImage } from './ingest/read-image.js';
 import { readText } from './ingest/read-text.js';
@@ -24,7 +24,7 @@ export { PipelineError, isPipelineError, type PipelineFailureCode } from './inge
 export { parsePageRange, type PageSpan } from './ingest/page-range.js';
 export { sniff, type Sniffed } from './ingest/sniff.js';
 export { renderPagePng } from './render-page.js';
-export type { NotesMode, UnreadablePage } from './ingest/pptx/read-pptx.js';
+export type { NotesMode, UnreadablePage, UnreadablePart } from './ingest/pptx/read-pptx.js';
 export type { PageCapPolicy } from './ingest/page-plan.js';
 export type { OcrFailedPage, OcrPageRecord, OcrReport, OcrStageOptions } from './ingest/ocr-pages.js';
 export { settleAbandonedOcr } from './ingest/ocr-pages.js';
@@ -54,6 +54,8 @@ export interface CanonicalRun extends CanonicalDocument {
   judge: CanonicalDocument | null;
   /** Pages kept without text because their part could not be read (PPTX slides); [] when none. */
   unreadable: UnreadablePage[];
+  /** PPTX layouts, masters and notes the selected slides use that could not be read; [] when none. */
+  unreadableParts: UnreadablePart[];
 }
 
 /** Throws PipelineError with a spec/decisions.md failure code for every failure it can name. */
@@ -71,24 +73,24 @@ export async function runCanonical(bytes: Uint8Array, options: CanonicalOptions 
         const read = await readPdf(bytes, { ...plan, signal: options.signal, onProgress: options.ocr ? undefined : options.onProgress });
         pageCount = read.pageCount;
         const { pages, judgePages, report } = await withOcr(read.pages, options, () => pdfRasters(bytes));
-        return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages), unreadable: [] };
+        return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages), unreadable: [], unreadableParts: [] };
       }
       case 'pptx': {
         const read = readPptx(bytes, { ...plan, notesMode: options.pptxNotesMode });
         options.onProgress?.(read.pages.length, read.pages.length);
-        return { ...assemble(format, read.pageCount, read.pages), ocr: null, judge: sameReading(options, format, read.pageCount, read.pages), unreadable: read.unreadable };
+        return { ...assemble(format, read.pageCount, read.pages), ocr: null, judge: sameReading(options, format, read.pageCount, read.pages), unreadable: read.unreadable, unreadableParts: read.unreadableParts };
       }
       case 'text': {
         const read = readText(bytes, plan);
         options.onProgress?.(read.pages.length, read.pages.length);
-        return { ...assemble(format, read.pageCount, read.pages), ocr: null, judge: sameReading(options, format, read.pageCount, read.pages), unreadable: [] };
+        return { ...assemble(format, read.pageCount, read.pages), ocr: null, judge: sameReading(options, format, read.pageCount, read.pages), unreadable: [], unreadableParts: [] };
       }
       default: {
         const read = await readImage(bytes, plan);
         pageCount = read.pageCount;
         const { pages, judgePages, report } = await withOcr(read.pages, options, async () => ({ rasterOf: (page) => imageRaster(bytes, page), close: () => undefined }));
         if (!options.ocr) options.onProgress?.(read.pages.length, read.pages.length);
-        return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages), unreadable: [] };
+        return { ...assemble(format, read.pageCount, pages), ocr: report, judge: judgePages && assemble(format, read.pageCount, judgePages), unreadable: [], unreadableParts: [] };
       }
     }
   } catch (err) {

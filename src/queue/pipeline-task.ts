@@ -1,7 +1,7 @@
 // The messages between a worker loop and its pipeline thread (pipeline-thread.ts).
 import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
 import type { JobFailureCode } from '../lib/errors.js';
-import type { CanonicalJson, OcrReport, OcrStageOptions, UnreadablePage } from '../pipeline/index.js';
+import type { CanonicalJson, OcrReport, OcrStageOptions, UnreadablePage, UnreadablePart } from '../pipeline/index.js';
 import type { Fingerprint, PreparedDocument } from '../pipeline/classify/index.js';
 import type { Entity } from '../pipeline/entities/recognize.js';
 import type { ExtractionOutput, ExtractionTemplate } from '../pipeline/extract/index.js';
@@ -42,6 +42,8 @@ export interface PipelineOutput {
   ocr: OcrReport | null;
   /** Pages whose part could not be read (PPTX slides), kept without text. */
   unreadable: UnreadablePage[];
+  /** Parts the read pages lean on (PPTX layouts, masters, notes) that could not be read. */
+  unreadableParts: UnreadablePart[];
   /** Judge mode: the document from each page's second reading. */
   judgeCanonical: CanonicalJson | null;
   images: { pageNumber: number; png: Uint8Array }[];

@@ -95,6 +95,7 @@ async function run(id: number, task: PipelineTask, signal: AbortSignal): Promise
     pages: canonical.pages.map((p) => ({ page_number: p.page_number, width: p.width })),
     ocr: doc.ocr,
     unreadable: doc.unreadable,
+    unreadableParts: doc.unreadableParts,
     judgeCanonical: doc.judge && toCanonicalJson(doc.judge),
     images,
   };

@@ -3,7 +3,7 @@
 // no `entities` or `extraction` key appears without a real stage behind it, and what Quire did
 // not do (judge mode on a re-extraction) is said plainly in `engine.unavailable`.
 import type { Job } from '../db/documents-schema.js';
-import type { CanonicalJson, OcrReport, UnreadablePage } from '../pipeline/index.js';
+import type { CanonicalJson, OcrReport, UnreadablePage, UnreadablePart } from '../pipeline/index.js';
 import type { ExtractionResult } from '../pipeline/extract/index.js';
 import { VERSION } from '../version.js';
 
@@ -18,6 +18,8 @@ export interface RunFacts {
   ocr?: OcrReport | null;
   /** Pages kept without text because their part could not be read (PPTX slides). */
   unreadable?: UnreadablePage[];
+  /** Parts the read pages lean on (PPTX layouts, masters, notes) that could not be read. */
+  unreadableParts?: UnreadablePart[];
 }
 
 /** What the entity and extraction stages produced (see run-job.ts extractStage). */
@@ -48,6 +50,7 @@ export function buildResult(job: Pick<Job, 'processing_mode' | 'template_id' | '
     reused_canonical: facts.reusedCanonical,
     ...(facts.ocr ? { ocr: facts.ocr } : {}),
     ...(facts.unreadable?.length ? { unreadable_pages: facts.unreadable } : {}),
+    ...(facts.unreadableParts?.length ? { unreadable_parts: facts.unreadableParts } : {}),
     ...(stage.notes ?? {}),
     ...(stage.unavailable?.length ? { unavailable: stage.unavailable } : {}),
   };

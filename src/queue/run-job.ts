@@ -15,7 +15,7 @@ import { findCanonicalArtifact } from '../domain/documents/jobs.repository.js';
 import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
 import type { PolicyService } from '../domain/policy/policy.service.js';
 import { templateForRun } from '../domain/templates/templates.service.js';
-import type { CanonicalJson, OcrReport, UnreadablePage } from '../pipeline/index.js';
+import type { CanonicalJson, OcrReport, UnreadablePage, UnreadablePart } from '../pipeline/index.js';
 import type { DecisionStatus, ExtractionResult } from '../pipeline/extract/index.js';
 import { ModelCallError } from '../models/backends/errors.js';
 import { runModelExtraction } from '../models/extraction/extract.js';
@@ -150,6 +150,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     let artifacts: NewArtifact[] | undefined;
     let ocr: OcrReport | null = null;
     let unreadable: UnreadablePage[] = [];
+    let unreadableParts: UnreadablePart[] = [];
     let judgeCanonical: CanonicalJson | null = null;
     let canonicalText: string | null = null;
     // One fresh read at job start: the whole run uses the policy in force now, never a stale cache.
@@ -217,6 +218,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       pagesProcessed = output.pages.length;
       ocr = output.ocr;
       unreadable = output.unreadable;
+      unreadableParts = output.unreadableParts;
       judgeCanonical = output.judgeCanonical;
       imagesOfRun = output.images;
       canonicalText = output.canonicalText;
@@ -251,6 +253,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
         reusedCanonical: !!stored,
         ocr,
         unreadable,
+        unreadableParts,
       },
       stage.output,
     );

@@ -1,10 +1,12 @@
 // PPTX against the mechanical ground truth of pptx-python-pptx (and docling's PPTX sample set):
 // slide text, tables cell by cell, and speaker notes in each pptx_notes_mode.
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { type CanonicalDocument, runCanonical } from '../../src/pipeline/index.js';
 import { toGrid } from '../../bench/lib/table-score.js';
 import { readData, readDataJson, squash } from './data.js';
 import { deck, slide, sp } from './decks.js';
+import { buildResult } from '../../src/queue/result.js';
 
 interface TruthSlide {
   text_paragraphs: string[];
@@ -204,5 +206,61 @@ describe('PPTX geometry that lies', () => {
   it('replaces a slide size no slide can have by the default 10 × 7.5 in', async () => {
     const doc = await runCanonical(deck([slide(sp('Text'))], { sldSz: ['-9144000', '1e30'] }));
     expect(doc.pages[0]).toMatchObject({ width: 720, height: 540 });
+  });
+});
+
+describe('PPTX layouts, masters and notes that cannot be read', () => {
+  // A real deck (one slide with speaker notes, its layout and master), its slide given a title
+  // placeholder that takes its position from the master (2 inches down), then one part after another broken.
+  const title = '<p:sp><p:nvSpPr><p:cNvPr id="2" name="Title"/><p:cNvSpPr/><p:nvPr><p:ph type="title"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/><a:p><a:r><a:t>Quarterly review</a:t></a:r></a:p></p:txBody></p:sp>';
+  const masterTitle = '<p:sp><p:nvSpPr><p:cNvPr id="2" name="Title"/><p:cNvSpPr/><p:nvPr><p:ph type="title"/></p:nvPr></p:nvSpPr><p:spPr><a:xfrm><a:off x="457200" y="1828800"/><a:ext cx="8229600" cy="1143000"/></a:xfrm></p:spPr></p:sp>';
+  const realDeck = (parts: Record<string, string | null>) => {
+    const files = unzipSync(readData('pptx-python-pptx/files/prs-notes.pptx'));
+    const add = (name: string, shape: string) => (files[name] = strToU8(strFromU8(files[name]!).replace('</p:spTree>', `${shape}</p:spTree>`)));
+    add('ppt/slides/slide1.xml', title);
+    add('ppt/slideMasters/slideMaster1.xml', masterTitle);
+    for (const [name, xml] of Object.entries(parts)) {
+      if (xml === null) delete files[name];
+      else files[name] = strToU8(xml);
+    }
+    return zipSync(files);
+  };
+  const doctype = '<?xml version="1.0"?><!DOCTYPE p:sldLayout [<!ENTITY x "y">]><p:sldLayout/>';
+
+  it('reads an intact deck with nothing to list', async () => {
+    const doc = await runCanonical(realDeck({}));
+    expect(doc.text).toContain('Quarterly review');
+    expect(doc.text).toContain('Notes');
+    expect(doc.unreadableParts).toEqual([]);
+  });
+
+  it('lists a broken layout and notes part with the slides that use them, and still reads the slide', async () => {
+    const doc = await runCanonical(realDeck({ 'ppt/slideLayouts/slideLayout1.xml': doctype, 'ppt/notesSlides/notesSlide1.xml': '<p:notes><p:cSld>' }));
+    expect(doc.text).toContain('Quarterly review');
+    expect(doc.text).not.toContain('Notes');
+    expect(doc.unreadable).toEqual([]);
+    expect(doc.unreadableParts.map((p) => [p.part, p.page_numbers])).toEqual([
+      ['ppt/slideLayouts/slideLayout1.xml', [1]],
+      ['ppt/notesSlides/notesSlide1.xml', [1]],
+    ]);
+    expect(doc.unreadableParts[0]!.message).toMatch(/slide layout .*DOCTYPE.*placed over the whole slide/);
+    expect(doc.unreadableParts[1]!.message).toMatch(/speaker notes .*not well-formed.*left out/);
+  });
+
+  it('lists a missing master, and notes read as their own pages', async () => {
+    const doc = await runCanonical(realDeck({ 'ppt/slideMasters/slideMaster1.xml': null }), { pptxNotesMode: 'pages' });
+    expect(doc.page_count).toBe(2);
+    expect(doc.unreadableParts).toEqual([{ part: 'ppt/slideMasters/slideMaster1.xml', page_numbers: [1], message: expect.stringMatching(/slide master .*missing/) }]);
+    // Without its master the title has no position of its own: it is placed over the whole slide.
+    const intact = await runCanonical(realDeck({}), { pptxNotesMode: 'pages' });
+    const titleTop = (d: CanonicalDocument) => d.pages[0]!.blocks.find((b) => b.text === 'Quarterly review')!.bbox[1];
+    expect(titleTop(intact)).toBeGreaterThanOrEqual(144);
+    expect(titleTop(doc)).toBeLessThan(144);
+  });
+
+  it('reports them in the job result as engine.unreadable_parts', async () => {
+    const doc = await runCanonical(realDeck({ 'ppt/notesSlides/notesSlide1.xml': null }));
+    const { result } = buildResult({ processing_mode: 'canonical', template_id: null, page_range: null }, null, { format: 'pptx', pagesProcessed: 1, pageCount: 1, pageImages: 0, reusedCanonical: false, unreadableParts: doc.unreadableParts });
+    expect((result.engine as Record<string, unknown>).unreadable_parts).toEqual([{ part: 'ppt/notesSlides/notesSlide1.xml', page_numbers: [1], message: expect.stringMatching(/missing/) }]);
   });
 });

@@ -10,13 +10,15 @@ import { corruptDocument, emptyDocument, notePageCount } from '../errors.js';
 import { type PagePlanOptions, planPages } from '../page-plan.js';
 import type { SourcePage } from '../source-page.js';
 import { openPackage, type Package } from './package.js';
+import { type UnreadablePart, UnreadableParts } from './unreadable-parts.js';
 import { EMU_PER_POINT } from './placeholders.js';
 import { readShapes } from './shapes.js';
 import { slideBlocks } from './slide-blocks.js';
 import { readTextBody } from './text-body.js';
 import { layoutText, startCursor } from './text-geometry.js';
-import { child, path } from './xml.js';
+import { type XNode, child, path } from './xml.js';
 
+export type { UnreadablePart } from './unreadable-parts.js';
 export type NotesMode = 'margin' | 'pages' | 'off';
 
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/';
@@ -29,6 +31,8 @@ export interface PptxRead {
   pages: SourcePage[];
   /** Slides whose part could not be read: kept as pages without text, listed here. */
   unreadable: UnreadablePage[];
+  /** Layouts, masters and notes of the selected slides that could not be read, listed here. */
+  unreadableParts: UnreadablePart[];
 }
 
 export interface UnreadablePage {
@@ -73,13 +77,14 @@ export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMo
   // page range and the page cap (pdf_max_pages) select among them as among PDF pages, and a page
   // keeps its number in the whole document whatever the selection (page_count counts them all).
   const sequence: { slide: number; notes?: string }[] = [];
+  const parts = new UnreadableParts(pkg);
   slideParts.forEach((name, i) => {
     sequence.push({ slide: i });
-    const notes = mode === 'pages' ? slideNotes(pkg, name) : '';
+    const notes = mode === 'pages' ? slideNotes(pkg, name, parts, sequence.length) : '';
     if (notes) sequence.push({ slide: i, notes });
   });
   try {
-    return readPages(pkg, slideParts, sequence, options, { width, height, notesW, notesH, mode });
+    return readPages(pkg, parts, slideParts, sequence, options, { width, height, notesW, notesH, mode });
   } catch (err) {
     throw notePageCount(err, sequence.length);
   }
@@ -87,6 +92,7 @@ export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMo
 
 function readPages(
   pkg: Package,
+  parts: UnreadableParts,
   slideParts: string[],
   sequence: { slide: number; notes?: string }[],
   options: PagePlanOptions,
@@ -95,6 +101,7 @@ function readPages(
   const pages: SourcePage[] = [];
   const unreadable: UnreadablePage[] = [];
   let slidesRead = 0;
+  const slidePages = new Set<number>();
   for (const at of planPages(sequence.length, options).indexes) {
     const { slide: i, notes } = sequence[at]!;
     if (notes !== undefined) {
@@ -103,15 +110,16 @@ function readPages(
       continue;
     }
     slidesRead++;
+    slidePages.add(at + 1);
     const problem = pkg.problem(slideParts[i]!);
     if (problem) {
       unreadable.push({ page_number: at + 1, part: slideParts[i]!, message: `slide ${i + 1} (${slideParts[i]}) cannot be read: ${problem}` });
       pages.push({ page_number: at + 1, width, height, rotation: 0, source: 'pptx', blocks: [], tables: [], key_values: [] });
       continue;
     }
-    const slide = readSlide(pkg, slideParts[i]!, width, height);
+    const slide = readSlide(pkg, parts, slideParts[i]!, at + 1, width, height);
     const page: SourcePage = { page_number: at + 1, width, height, rotation: 0, source: 'pptx', blocks: slide.blocks, tables: slide.tables };
-    const margin = mode === 'margin' ? slideNotes(pkg, slideParts[i]!) : '';
+    const margin = mode === 'margin' ? slideNotes(pkg, slideParts[i]!, parts, at + 1) : '';
     if (margin) page.blocks!.push(notesBlock(margin, [width, 0, width + width / 3, height]));
     page.key_values = findKeyValues(page.blocks!.filter((b) => b.type !== 'table').flatMap((b) => b.lines));
     pages.push(page);
@@ -120,32 +128,33 @@ function readPages(
   if (unreadable.length > 0 && unreadable.length === slidesRead) {
     throw corruptDocument(`no slide can be read: ${unreadable[0]!.message}${unreadable.length > 1 ? ` (and ${unreadable.length - 1} more)` : ''}`);
   }
-  return { pageCount: sequence.length, pages, unreadable };
+  return { pageCount: sequence.length, pages, unreadable, unreadableParts: parts.of(slidePages) };
 }
 
-/** A slide's speaker notes ('' when it has none). */
-function slideNotes(pkg: Package, name: string): string {
+/** A slide's speaker notes ('' when it has none, or when its notes part cannot be read: then noted against `pageNumber`). */
+function slideNotes(pkg: Package, name: string, parts: UnreadableParts, pageNumber: number): string {
   const notesName = [...pkg.rels(name).values()].find((r) => r.type === `${REL}notesSlide`)?.target;
-  return notesName ? notesText(pkg, notesName) : '';
+  return notesName ? notesText(parts.read(notesName, 'notes', pageNumber)) : '';
 }
 
-function readSlide(pkg: Package, name: string, width: number, height: number) {
+function readSlide(pkg: Package, parts: UnreadableParts, name: string, pageNumber: number, width: number, height: number) {
   const rels = [...pkg.rels(name).values()];
   const layoutName = rels.find((r) => r.type === `${REL}slideLayout`)?.target;
+  const layout = layoutName ? parts.read(layoutName, 'layout', pageNumber) : undefined;
+  // A layout that cannot be read still names its master: its relationships are a part of their own.
   const masterName = layoutName ? [...pkg.rels(layoutName).values()].find((r) => r.type === `${REL}slideMaster`)?.target : undefined;
   const tree = path(pkg.part(name)?.children[0], 'p:cSld', 'p:spTree');
-  const content = slideBlocks(readShapes(tree), {
+  return slideBlocks(readShapes(tree), {
     width,
     height,
-    layout: layoutName ? pkg.part(layoutName) : undefined,
-    master: masterName ? pkg.part(masterName) : undefined,
+    layout,
+    master: masterName ? parts.read(masterName, 'master', pageNumber) : undefined,
   });
-  return content;
 }
 
 /** The notes body placeholder's text; the slide image and number placeholders are not notes. */
-function notesText(pkg: Package, name: string): string {
-  const tree = path(pkg.part(name)?.children[0], 'p:cSld', 'p:spTree');
+function notesText(notes: XNode | undefined): string {
+  const tree = path(notes?.children[0], 'p:cSld', 'p:spTree');
   for (const sp of tree?.children ?? []) {
     if (sp.tag !== 'p:sp' || path(sp, 'p:nvSpPr', 'p:nvPr', 'p:ph')?.attrs.type !== 'body') continue;
     return readTextBody(child(sp, 'p:txBody'))
