@@ -17,6 +17,8 @@ describe('config', () => {
     expect(loadConfig({ QUIRE_PROCESS_MEMORY_MARK_MB: '1000' }).processMemoryMarkMb).toBe(1000);
     expect(() => loadConfig({ QUIRE_PROCESS_MEMORY_MARK_MB: '50' })).toThrow(/QUIRE_PROCESS_MEMORY_MARK_MB/);
     expect(loadConfig({}).pdfiumMemoryMb).toBe(384);
+    expect(loadConfig({}).maxResultMb).toBe(64);
+    expect(() => loadConfig({ QUIRE_MAX_RESULT_MB: '0' })).toThrow(/QUIRE_MAX_RESULT_MB must be an integer from 1 to 1024/);
     expect(loadConfig({ QUIRE_PDFIUM_MEMORY_MB: '1024' }).pdfiumMemoryMb).toBe(1024);
     expect(() => loadConfig({ QUIRE_PDFIUM_MEMORY_MB: '4096' })).toThrow(/QUIRE_PDFIUM_MEMORY_MB must be an integer from 64 to 2048/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/^LOG_LEVEL must be one of trace, .*got "loud"/);

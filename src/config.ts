@@ -11,6 +11,12 @@ export const DEFAULT_PROCESS_MEMORY_MARK_MB = 700;
  * bench/pdfium-memory.ts measures it.
  */
 export const DEFAULT_PDFIUM_MEMORY_MB = 384;
+/**
+ * The largest canonical document a job may produce, as JSON (QUIRE_MAX_RESULT_MB). The documents of
+ * the test data make at most 1.4 MB, a page at most 77 KB (PDF) or 0.5 MB (a dense text page):
+ * 200 dense PDF pages make about 15 MB. bench/result-size.ts measures it.
+ */
+export const DEFAULT_MAX_RESULT_MB = 64;
 
 export interface Config {
   port: number;
@@ -49,6 +55,8 @@ export interface Config {
   processMemoryMarkMb: number;
   /** WebAssembly memory PDFium may grow to in each pipeline thread; a document needing more fails with `resource_limit`. */
   pdfiumMemoryMb: number;
+  /** Largest canonical document (JSON) a job may produce; a larger one fails with `resource_limit`. */
+  maxResultMb: number;
   /** How often each worker process looks for stale leases (under an advisory lock, so one at a time). */
   recoveryIntervalSeconds: number;
   adminEmail: string | null;
@@ -104,6 +112,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_OCR_PAGES_AT_ONCE', default: '0 (half the pipeline threads, at least 1)', description: 'pages a process reads with its OCR engines at once, across its pipeline threads; each holds a few hundred MB while read, so more trades memory for speed on scan-heavy loads' },
   { name: 'QUIRE_PROCESS_MEMORY_MARK_MB', default: String(DEFAULT_PROCESS_MEMORY_MARK_MB), description: 'a pipeline thread whose document ends with the process above this resident memory is ended and started afresh, returning what it grew to (OCR engines included, reloaded by the next scan in about 3 s); higher keeps the engines of a scan-heavy load loaded' },
   { name: 'QUIRE_PDFIUM_MEMORY_MB', default: String(DEFAULT_PDFIUM_MEMORY_MB), description: 'memory the PDF parser of each pipeline thread may grow to; a PDF that needs more (huge images, deeply nested forms) fails with `resource_limit`. Real PDFs peak below 200 MB' },
+  { name: 'QUIRE_MAX_RESULT_MB', default: String(DEFAULT_MAX_RESULT_MB), description: 'largest canonical document one job may produce, as JSON; a document that makes more (millions of tiny words) fails with `resource_limit` before anything is stored. Real documents make under 2 MB' },
   { name: 'QUIRE_RECOVERY_INTERVAL_SECONDS', default: '60', description: 'how often workers recover jobs whose lease expired' },
   { name: 'QUIRE_ADMIN_EMAIL', default: 'admin@quire.local', description: 'first platform admin, created on first start' },
   { name: 'QUIRE_ADMIN_PASSWORD', default: '(generated, printed once)', description: 'password of the first platform admin' },
@@ -207,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ocrPagesAtOnce: integer(env, 'QUIRE_OCR_PAGES_AT_ONCE', 0, 0),
     processMemoryMarkMb: integer(env, 'QUIRE_PROCESS_MEMORY_MARK_MB', DEFAULT_PROCESS_MEMORY_MARK_MB, 100),
     pdfiumMemoryMb: integer(env, 'QUIRE_PDFIUM_MEMORY_MB', DEFAULT_PDFIUM_MEMORY_MB, 64, 2048),
+    maxResultMb: integer(env, 'QUIRE_MAX_RESULT_MB', DEFAULT_MAX_RESULT_MB, 1, 1024),
     recoveryIntervalSeconds: integer(env, 'QUIRE_RECOVERY_INTERVAL_SECONDS', 60, 1),
     adminEmail: text(env, 'QUIRE_ADMIN_EMAIL'),
     adminPassword: text(env, 'QUIRE_ADMIN_PASSWORD'),

@@ -3,7 +3,7 @@
 // A thread that does not stop within ABORT_GRACE_MS of an abort (a page stuck inside the parser)
 // is terminated and replaced: a cancel or timeout always takes effect.
 import { Worker } from 'node:worker_threads';
-import { type Config, DEFAULT_PDFIUM_MEMORY_MB, DEFAULT_PROCESS_MEMORY_MARK_MB } from '../config.js';
+import { type Config, DEFAULT_MAX_RESULT_MB, DEFAULT_PDFIUM_MEMORY_MB, DEFAULT_PROCESS_MEMORY_MARK_MB } from '../config.js';
 import { NativeGate } from '../lib/native-gate.js';
 import { collectIdleGarbage } from '../lib/idle-heap.js';
 import { releaseFreedNativeMemory, tuneNativeAllocator } from '../lib/native-heap.js';
@@ -94,7 +94,7 @@ const gates = new WeakMap<Worker, NativeGate>();
 function spawnThread(limits: ThreadLimits, ocrPagePermits: SharedSemaphore): Worker {
   const here = import.meta.url;
   const gate = new NativeGate();
-  const options = { resourceLimits: { maxOldGenerationSizeMb: limits.heapMb }, workerData: { nativeGate: gate.buffer, ocrPagePermits: ocrPagePermits.buffer, pdfiumMemoryMb: limits.pdfiumMemoryMb } };
+  const options = { resourceLimits: { maxOldGenerationSizeMb: limits.heapMb }, workerData: { nativeGate: gate.buffer, ocrPagePermits: ocrPagePermits.buffer, pdfiumMemoryMb: limits.pdfiumMemoryMb, maxResultBytes: limits.maxResultMb * 1024 * 1024 } };
   let worker: Worker;
   if (here.endsWith('.ts')) {
     const thread = new URL('./pipeline-thread.ts', here).href;
@@ -130,11 +130,13 @@ export interface ThreadLimits {
   ocrPagesAtOnce: number;
   /** WebAssembly memory each thread's PDF parser may grow to (QUIRE_PDFIUM_MEMORY_MB). */
   pdfiumMemoryMb: number;
+  /** Largest canonical document a task may return, in MB of JSON (QUIRE_MAX_RESULT_MB). */
+  maxResultMb: number;
 }
 
-/** The limits a process's configuration sets on its pool (QUIRE_PIPELINE_IDLE_SECONDS, QUIRE_OCR_PAGES_AT_ONCE, QUIRE_PROCESS_MEMORY_MARK_MB, QUIRE_PDFIUM_MEMORY_MB). */
-export function poolLimitsOf(config: Pick<Config, 'pipelineIdleSeconds' | 'ocrPagesAtOnce' | 'processMemoryMarkMb' | 'pdfiumMemoryMb'>): Partial<ThreadLimits> {
-  return { idleMs: config.pipelineIdleSeconds * 1000, ocrPagesAtOnce: config.ocrPagesAtOnce, processRecycleBytes: config.processMemoryMarkMb * 1024 * 1024, pdfiumMemoryMb: config.pdfiumMemoryMb };
+/** The limits a process's configuration sets on its pool (QUIRE_PIPELINE_IDLE_SECONDS, QUIRE_OCR_PAGES_AT_ONCE, QUIRE_PROCESS_MEMORY_MARK_MB, QUIRE_PDFIUM_MEMORY_MB, QUIRE_MAX_RESULT_MB). */
+export function poolLimitsOf(config: Pick<Config, 'pipelineIdleSeconds' | 'ocrPagesAtOnce' | 'processMemoryMarkMb' | 'pdfiumMemoryMb' | 'maxResultMb'>): Partial<ThreadLimits> {
+  return { idleMs: config.pipelineIdleSeconds * 1000, ocrPagesAtOnce: config.ocrPagesAtOnce, processRecycleBytes: config.processMemoryMarkMb * 1024 * 1024, pdfiumMemoryMb: config.pdfiumMemoryMb, maxResultMb: config.maxResultMb };
 }
 
 /** The process-wide memory mark, shared by a pool's threads: when ending a thread can give memory back. */
@@ -360,7 +362,7 @@ export class PipelinePool {
     readonly size: number,
     limits: Partial<ThreadLimits> = {},
   ) {
-    const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES, processRecycleBytes: limits.processRecycleBytes ?? PROCESS_RECYCLE_BYTES, processRegrowthBytes: limits.processRegrowthBytes ?? PROCESS_REGROWTH_BYTES, idleMs: limits.idleMs ?? IDLE_END_MS, ocrPagesAtOnce: limits.ocrPagesAtOnce || defaultOcrPagesAtOnce(Math.max(1, size)), pdfiumMemoryMb: limits.pdfiumMemoryMb ?? DEFAULT_PDFIUM_MEMORY_MB };
+    const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES, processRecycleBytes: limits.processRecycleBytes ?? PROCESS_RECYCLE_BYTES, processRegrowthBytes: limits.processRegrowthBytes ?? PROCESS_REGROWTH_BYTES, idleMs: limits.idleMs ?? IDLE_END_MS, ocrPagesAtOnce: limits.ocrPagesAtOnce || defaultOcrPagesAtOnce(Math.max(1, size)), pdfiumMemoryMb: limits.pdfiumMemoryMb ?? DEFAULT_PDFIUM_MEMORY_MB, maxResultMb: limits.maxResultMb ?? DEFAULT_MAX_RESULT_MB };
     // Before any thread runs, so its native libraries allocate under the settings that return memory.
     tuneNativeAllocator();
     const mark = new ProcessMark(full);

@@ -6,7 +6,9 @@ import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import sharp from 'sharp';
 import { installThreadGate } from '../lib/native-gate.js';
+import { DEFAULT_MAX_RESULT_MB } from '../config.js';
 import { type CanonicalJson, PipelineError, isPipelineError, renderPagePng, runCanonical, settleAbandonedOcr, toCanonicalJson } from '../pipeline/index.js';
+import { resultTooLarge } from '../pipeline/ingest/errors.js';
 import { fingerprintOfDocument, prepareDocument } from '../pipeline/classify/index.js';
 import { runEntities, runExtraction } from '../pipeline/extract/index.js';
 import { runJudgedExtraction } from '../pipeline/extract/judge.js';
@@ -19,12 +21,14 @@ const port = parentPort!;
 // libvips' operation cache belongs to the process, not the thread: every document's images are
 // new, so it only ever kept up to 50 MB of pixels alive after the threads that made them ended.
 sharp.cache(false);
-const shared = workerData as { nativeGate?: SharedArrayBuffer; ocrPagePermits?: SharedArrayBuffer; pdfiumMemoryMb?: number } | null;
+const shared = workerData as { nativeGate?: SharedArrayBuffer; ocrPagePermits?: SharedArrayBuffer; pdfiumMemoryMb?: number; maxResultBytes?: number } | null;
 installThreadGate(shared?.nativeGate);
 if (shared?.pdfiumMemoryMb) setPdfiumMemoryLimit(shared.pdfiumMemoryMb);
 installOcrPagePermits(shared?.ocrPagePermits);
 /** Within the pool's CLOSE_GRACE_MS: abandoned OCR work gets this long to finish before the thread ends. */
 const CLOSE_WAIT_MS = 120_000;
+/** The largest canonical document a task may return (QUIRE_MAX_RESULT_MB); 64 MB when run outside a pool. */
+const MAX_RESULT_BYTES = shared?.maxResultBytes ?? DEFAULT_MAX_RESULT_MB * 1024 * 1024;
 const RENDERED_FORMATS = new Set(['pdf', 'png', 'jpeg', 'tiff', 'webp']);
 const running = new Map<number, AbortController>();
 /** Every task not yet settled: a thread ended while one awaits a native call (sharp, onnxruntime) takes the process down. */
@@ -76,6 +80,12 @@ async function run(id: number, task: PipelineTask, signal: AbortSignal): Promise
       port.postMessage({ type: 'progress', id, done, total } satisfies FromThread);
     },
   });
+  const canonical = toCanonicalJson(doc);
+  const canonicalText = JSON.stringify(canonical);
+  // Checked before page images are drawn and before anything reaches the worker, the artifacts
+  // or the database: such a result would be stored, sent and held in memory several times over.
+  const resultBytes = Buffer.byteLength(canonicalText);
+  if (resultBytes > MAX_RESULT_BYTES) throw resultTooLarge(resultBytes, MAX_RESULT_BYTES, doc.page_count);
   const images: PipelineOutput['images'] = [];
   if (task.renderDpi && RENDERED_FORMATS.has(doc.format)) {
     // A page whose OCR turned it is drawn turned too, so evidence boxes land on the right pixels.
@@ -86,11 +96,10 @@ async function run(id: number, task: PipelineTask, signal: AbortSignal): Promise
       images.push({ pageNumber: page.page_number, png: new Uint8Array(png) });
     }
   }
-  const canonical = toCanonicalJson(doc);
   return {
     format: doc.format,
     pageCount: doc.page_count,
-    canonicalText: JSON.stringify(canonical),
+    canonicalText,
     markdown: canonical.markdown,
     pages: canonical.pages.map((p) => ({ page_number: p.page_number, width: p.width })),
     ocr: doc.ocr,

@@ -91,6 +91,15 @@ describe('resource limits of the pipeline', () => {
     expect(err.message).toMatch(/more than its 64 MB of memory/);
   }, 120_000);
 
+  it('fails a document whose canonical result is over the bound (QUIRE_MAX_RESULT_MB) with resource_limit', async () => {
+    // 40,000 one-letter words: 80 KB of text, about 2.7 MB of canonical JSON (each word has its box).
+    pool = new PipelinePool(1, { maxResultMb: 1 });
+    const words = Buffer.from(Array.from({ length: 4_000 }, () => 'a b c d e f g h i j').join('\n'));
+    const err = await failure(run(pool, words));
+    expect(err).toMatchObject({ code: 'resource_limit', internal: false, pageCount: 1 });
+    expect(err.message).toMatch(/its result would be 3 MB of JSON, more than the 1 MB one job's result may be/);
+  }, 120_000);
+
   it('reads a PDF of 20,000 scattered text operators', async () => {
     // Reading order once tried each of thousands of column gutters with a full split: quadratic.
     pool = new PipelinePool(1);

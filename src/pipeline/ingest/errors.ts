@@ -74,6 +74,14 @@ export const resourceLimit = (detail: string) =>
     `The document needs more resources than Quire allows one document (${detail}). Split it into smaller files or send a page_range, then upload again.`,
   );
 
+/** A canonical document larger than a job's result may be (QUIRE_MAX_RESULT_MB). */
+export function resultTooLarge(bytes: number, limit: number, pageCount: number): PipelineError {
+  const mb = (n: number) => `${Math.ceil(n / 2 ** 20)} MB`;
+  const err = resourceLimit(`its result would be ${mb(bytes)} of JSON, more than the ${mb(limit)} one job's result may be`);
+  err.pageCount = pageCount;
+  return err;
+}
+
 /**
  * A page the parser cannot load (a page tree entry that is missing or broken, a /Count larger
  * than the tree). Not a failure of the document: the page is kept as a failed page with no text,
