@@ -11,7 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { tuneNativeAllocator } from '../src/lib/native-heap.js';
 import { PipelineFailure, PipelinePool } from '../src/queue/pipeline-pool.js';
-import { DATA, pdfWithTextOperators, pptxDeepXml, pptxWithBigSlide, zipBomb } from './lib/hostile-files.js';
+import { DATA, pdfWithNestedForms, pdfWithTextOperators, pptxDeepXml, pptxWithBigSlide, zipBomb } from './lib/hostile-files.js';
 
 const { values } = parseArgs({ options: { seed: { type: 'string', default: '1' }, cases: { type: 'string', default: '200' }, 'timeout-s': { type: 'string', default: '60' }, 'idle-s': { type: 'string', default: '10' } } });
 const cases = Number(values.cases);
@@ -73,6 +73,7 @@ const BOMBS: [string, () => Uint8Array][] = (
     ['zip-bomb-64MB', zipBomb(64)],
     ['pptx-nesting-100k', pptxDeepXml(100_000)],
     ['pdf-text-ops-20k', pdfWithTextOperators(20_000)],
+    ['pdf-nested-forms-10^6', pdfWithNestedForms(6, 10)],
   ] as [string, Uint8Array][]
 ).map(([name, bytes]) => [name, () => bytes]);
 
