@@ -1,11 +1,13 @@
 // Every failure code the pipeline can name, reached with a real file, and the page marked for
 // OCR instead of coming back silently empty.
 import { describe, expect, it } from 'vitest';
-import { type CanonicalOptions, PipelineError, runCanonical } from '../../src/pipeline/index.js';
+import { type CanonicalOptions, PipelineError, renderPagePng, runCanonical } from '../../src/pipeline/index.js';
 import { QuireError } from '../../src/lib/errors.js';
 import { readData } from './data.js';
 import { deck, slide, sp } from './decks.js';
-import { pdfWithContent } from '../../bench/lib/hostile-files.js';
+import { pdfWithContent, pdfWithNestedForms } from '../../bench/lib/hostile-files.js';
+import { DEFAULT_PDFIUM_MEMORY_MB } from '../../src/config.js';
+import { setPdfiumMemoryLimit } from '../../src/pipeline/ingest/pdf/pdfium.js';
 import { asPipelineError } from '../../src/pipeline/ingest/failure.js';
 
 async function failure(bytes: Uint8Array, options: CanonicalOptions = {}): Promise<PipelineError> {
@@ -135,6 +137,20 @@ describe('the PDF parser stopping', () => {
 
   it('still calls a trap with memory to spare a corrupt file', () => {
     expect(asPipelineError(abort(), false).code).toBe('corrupt_document');
+  });
+
+  it('draws pages again after a page image ran PDFium out of memory', async () => {
+    // An aborted PDFium fails every later call: the process that draws page images on demand
+    // would draw none until restarted.
+    setPdfiumMemoryLimit(64);
+    try {
+      const err = await renderPagePng(pdfWithNestedForms(5, 10), 1, { dpi: 72 }).then(() => null, (e: unknown) => e);
+      expect(err).toMatchObject({ code: 'resource_limit', message: expect.stringMatching(/more than its 64 MB/) });
+      const png = await renderPagePng(readData('pdf-realworld/pdfs/chelsea_pdta.pdf'), 1, { dpi: 72 });
+      expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    } finally {
+      setPdfiumMemoryLimit(DEFAULT_PDFIUM_MEMORY_MB);
+    }
   });
 });
 
