@@ -139,6 +139,17 @@ describe('the PDF parser stopping', () => {
     expect(asPipelineError(abort(), false).code).toBe('corrupt_document');
   });
 
+  it('calls a PDF larger than the parser may hold resource_limit, not a corrupt file', async () => {
+    setPdfiumMemoryLimit(64);
+    try {
+      // A real page with 80 MB of comment lines in its content stream.
+      const big = pdfWithContent(`${'%'.padEnd(79, ' ')}\n`.repeat(1_000_000) + 'BT /F1 12 Tf 72 700 Td (Big) Tj ET');
+      expect(await failure(big)).toMatchObject({ code: 'resource_limit', message: expect.stringMatching(/larger than the PDF parser's 64 MB of memory/) });
+    } finally {
+      setPdfiumMemoryLimit(DEFAULT_PDFIUM_MEMORY_MB);
+    }
+  });
+
   it('draws pages again after a page image ran PDFium out of memory', async () => {
     // An aborted PDFium fails every later call: the process that draws page images on demand
     // would draw none until restarted.

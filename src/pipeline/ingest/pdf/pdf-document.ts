@@ -1,6 +1,6 @@
 // Opening a PDF with PDFium and mapping its load errors onto the pipeline's failure codes.
-import { corruptDocument, emptyDocument, encryptedDocument } from '../errors.js';
-import { type Pdfium, loadPdfium } from './pdfium.js';
+import { corruptDocument, emptyDocument, encryptedDocument, resourceLimit } from '../errors.js';
+import { type Pdfium, loadPdfium, pdfiumMemoryLimitBytes } from './pdfium.js';
 
 // FPDF_GetLastError codes (fpdfview.h).
 const FPDF_ERR_FILE = 2;
@@ -26,7 +26,8 @@ export async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
   const { raw } = pdfium;
   // PDFium reads from this buffer for the document's whole life, so it is freed only on close.
   const data = raw.malloc(bytes.length);
-  if (data === 0) throw corruptDocument('the file is too large to load into memory');
+  // Only a refused growth fails a malloc: the file alone is more than the parser may hold.
+  if (data === 0) throw resourceLimit(`the file is larger than the PDF parser's ${Math.round(pdfiumMemoryLimitBytes() / 2 ** 20)} MB of memory`);
   pdfium.heapU8().set(bytes, data);
   const handle = raw.FPDF_LoadMemDocument64(data, bytes.length, 0);
   if (handle === 0) {
