@@ -5,6 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { type Config, DEFAULT_MAX_RESULT_MB, DEFAULT_PDFIUM_MEMORY_MB, DEFAULT_PROCESS_MEMORY_MARK_MB } from '../config.js';
 import { NativeGate } from '../lib/native-gate.js';
+import { setPdfiumMemoryLimit } from '../pipeline/ingest/pdf/pdfium.js';
 import { collectIdleGarbage } from '../lib/idle-heap.js';
 import { releaseFreedNativeMemory, tuneNativeAllocator } from '../lib/native-heap.js';
 import { SharedSemaphore } from '../lib/shared-semaphore.js';
@@ -365,6 +366,8 @@ export class PipelinePool {
     const full: ThreadLimits = { heapMb: limits.heapMb ?? THREAD_HEAP_MB, recycleBytes: limits.recycleBytes ?? RECYCLE_BYTES, processRecycleBytes: limits.processRecycleBytes ?? PROCESS_RECYCLE_BYTES, processRegrowthBytes: limits.processRegrowthBytes ?? PROCESS_REGROWTH_BYTES, idleMs: limits.idleMs ?? IDLE_END_MS, ocrPagesAtOnce: limits.ocrPagesAtOnce || defaultOcrPagesAtOnce(Math.max(1, size)), pdfiumMemoryMb: limits.pdfiumMemoryMb ?? DEFAULT_PDFIUM_MEMORY_MB, maxResultMb: limits.maxResultMb ?? DEFAULT_MAX_RESULT_MB };
     // Before any thread runs, so its native libraries allocate under the settings that return memory.
     tuneNativeAllocator();
+    // The process draws page images on demand with a PDFium of its own: the same bound applies.
+    setPdfiumMemoryLimit(full.pdfiumMemoryMb);
     const mark = new ProcessMark(full);
     this.ocrPagePermits = new SharedSemaphore(full.ocrPagesAtOnce);
     this.threads = Array.from({ length: Math.max(1, size) }, () => new PipelineThread(full, mark, this.ocrPagePermits));

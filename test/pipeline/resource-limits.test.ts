@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QuireError } from '../../src/lib/errors.js';
+import { renderPagePng } from '../../src/pipeline/render-page.js';
 import { PipelineFailure, PipelinePool } from '../../src/queue/pipeline-pool.js';
 import { pdfWithNestedForms, pdfWithTextOperators, pptxWithBigSlide, zipBomb } from '../../bench/lib/hostile-files.js';
 import { FILES } from '../helpers/documents.js';
@@ -89,6 +90,9 @@ describe('resource limits of the pipeline', () => {
     const err = await failure(run(pool, pdfWithNestedForms(5, 10)));
     expect(err).toMatchObject({ code: 'resource_limit', internal: false });
     expect(err.message).toMatch(/more than its 64 MB of memory/);
+    // So does the process's own PDFium, which draws page images on demand.
+    const drawn = await renderPagePng(pdfWithNestedForms(5, 10), 1, { dpi: 72 }).then(() => null, (e: unknown) => e);
+    expect(drawn).toMatchObject({ code: 'resource_limit', message: expect.stringMatching(/more than its 64 MB of memory/) });
   }, 120_000);
 
   it('fails a document whose canonical result is over the bound (QUIRE_MAX_RESULT_MB) with resource_limit', async () => {

@@ -107,6 +107,7 @@ let memoryLimitBytes = DEFAULT_PDFIUM_MEMORY_MB * MiB;
 
 /** Sets the wasm memory bound of instances loaded from now on (QUIRE_PDFIUM_MEMORY_MB). */
 export function setPdfiumMemoryLimit(megabytes: number): void {
+  if (megabytes * MiB === memoryLimitBytes) return;
   memoryLimitBytes = megabytes * MiB;
   discardPdfium();
 }
