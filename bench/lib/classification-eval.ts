@@ -146,15 +146,15 @@ export function kindAccuracy(docs: Doc[], perTemplate = 50) {
     const decision = decide(rankTemplates(d.fp, d.text, kindProfiles(docs, d, perTemplate)));
     const ok = decision.matched && decision.template_id === d.kind;
     kinds.add(d.slice, ok, d.kind);
-    count(d.kind, decision.template_id ?? decision.method);
-    if (!ok) misses.push({ slice: d.slice, text: `${d.name} (${d.kind}) → ${decision.template_id ?? decision.method} ${decision.score}` });
+    count(d.kind, decision.template_id ?? decision.reason_code ?? decision.method);
+    if (!ok) misses.push({ slice: d.slice, text: `${d.name} (${d.kind}) → ${decision.template_id ?? decision.reason_code ?? decision.method} ${decision.score}` });
   }
   const unknowns = tally();
   const falseMatches: { slice: Slice; text: string }[] = [];
   for (const d of unknown) {
     const decision = decide(rankTemplates(d.fp, d.text, kindProfiles(docs, null, perTemplate)));
     unknowns.add(d.slice, !decision.matched);
-    count('unknown', decision.template_id ?? decision.method);
+    count('unknown', decision.template_id ?? decision.reason_code ?? decision.method);
     if (decision.matched) falseMatches.push({ slice: d.slice, text: `${d.name} → ${decision.template_id} ${decision.score}` });
   }
   return {
@@ -190,7 +190,7 @@ export function issuerAccuracy(docs: Doc[]) {
     const decision = decide(rankTemplates(d.fp, d.text, profiles));
     const ok = decision.matched && decision.template_id === d.issuer;
     result.add(d.slice, ok);
-    if (!ok) misses.push({ slice: d.slice, text: `${d.name} (${d.issuer}) → ${decision.template_id ?? decision.method} ${decision.score}` });
+    if (!ok) misses.push({ slice: d.slice, text: `${d.name} (${d.issuer}) → ${decision.template_id ?? decision.reason_code ?? decision.method} ${decision.score}` });
   }
   return { documents: invoices.length, issuers: issuers.length, issuer_accuracy_pct: result.pct(), issuer_accuracy_by_slice: result.bySlice(), misses };
 }

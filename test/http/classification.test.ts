@@ -98,6 +98,8 @@ describe('classify', () => {
     const res = await classify(FLIPKART);
     expect(res.status).toBe(200);
     expect(res.body, JSON.stringify(res.body.candidates.map((c: { name: string; score: number; evidence: unknown }) => [c.name, c.score, c.evidence]))).toMatchObject({ matched: false, template_id: null, version: null });
+    // method says who decided (the embedded ranking), reason_code why nothing matched.
+    expect(res.body).toMatchObject({ method: 'embedded', reason_code: expect.stringMatching(/^(below_threshold|ambiguous)$/) });
     expect(res.body.reason).toMatch(/threshold|margin/);
     await setPolicy({ draft_on_miss_enabled: null });
   });
@@ -110,7 +112,7 @@ describe('classify', () => {
 
     await setPolicy({ auto_classify_enabled: false, default_template_id: azure });
     const job = await process(COOLBLUE_2);
-    expect(job.classification).toMatchObject({ matched: false, method: 'default_template_id', applied_template_id: azure });
+    expect(job.classification).toMatchObject({ matched: false, method: 'default_template_id', reason_code: 'auto_classify_disabled', applied_template_id: azure });
     expect(job.result.extraction.template_id).toBe(azure);
     await setPolicy({ auto_classify_enabled: null, default_template_id: null });
   });

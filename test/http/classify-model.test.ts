@@ -87,7 +87,7 @@ afterAll(async () => {
 describe('model chooser', () => {
   it('without a vlm endpoint, the two templates tie and the embedded decision is ambiguous', async () => {
     const body = await classifyFile();
-    expect(body).toMatchObject({ matched: false, template_id: null, method: 'ambiguous' });
+    expect(body).toMatchObject({ matched: false, template_id: null, method: 'embedded', reason_code: 'ambiguous' });
     expect(body.candidates[0].score).toBe(body.candidates[1].score);
     expect(body.model).toBeUndefined();
   });
@@ -102,6 +102,7 @@ describe('model chooser', () => {
     vlm.seen.length = 0;
     const body = await classifyFile();
     expect(body).toMatchObject({ matched: true, template_id: ids['coolblue-business'], method: 'vlm' });
+    expect(body).not.toHaveProperty('reason_code');
     expect(body.reason).toMatch(/platform vlm endpoint chose coolblue-business among .*business customer/);
     expect(body.model).toMatchObject({ backend: 'custom_url', calls: 1, input_tokens: 1200, output_tokens: 30 });
     expect(body.model.cost_usd).toBeCloseTo((1200 * PRICE.input + 30 * PRICE.output) / 1e6, 9);
@@ -132,7 +133,7 @@ describe('model chooser', () => {
   it('the model may choose none of them', async () => {
     modelChoosing(null);
     const body = await classifyFile();
-    expect(body).toMatchObject({ matched: false, template_id: null, method: 'vlm_none' });
+    expect(body).toMatchObject({ matched: false, template_id: null, method: 'vlm_none', reason_code: 'none_fits' });
     expect(body.reason).toMatch(/none of coolblue-\w+, coolblue-\w+ fits/);
   });
 
@@ -140,7 +141,7 @@ describe('model chooser', () => {
     vlm.handle(() => ({ status: 500, body: { error: { message: 'model crashed', type: 'server_error' } } }));
     const job = await processUnassigned();
     expect(job.status).toBe('completed');
-    expect(job.classification).toMatchObject({ matched: false, template_id: null, method: 'ambiguous' });
+    expect(job.classification).toMatchObject({ matched: false, template_id: null, method: 'embedded', reason_code: 'ambiguous' });
     expect(job.classification.reason).toMatch(/The platform vlm endpoint could not settle it \(HTTP 500: .*model crashed\), so the embedded decision stands\./);
     expect(job.result.extraction).toBeUndefined();
     expect(JSON.stringify(job)).not.toContain(VLM_KEY);
@@ -149,7 +150,7 @@ describe('model chooser', () => {
   it('an answer outside the candidates is not taken', async () => {
     vlm.handle((req) => completion(formatOf(req) === 'choose_template' ? { template_id: 'tpl_invented', reason: 'x' } : {}));
     const body = await classifyFile();
-    expect(body).toMatchObject({ matched: false, method: 'ambiguous' });
+    expect(body).toMatchObject({ matched: false, method: 'embedded', reason_code: 'ambiguous' });
     expect(body.reason).toMatch(/"tpl_invented", which is not one of the candidates/);
   });
 });

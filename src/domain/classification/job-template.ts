@@ -37,6 +37,7 @@ export async function chooseJobTemplate(
         threshold: null,
         candidates: [],
         method: fallback ? 'default_template_id' : 'disabled',
+        reason_code: 'auto_classify_disabled',
         ...(fallback ? { applied_template_id: fallback } : {}),
         reason: `auto_classify_enabled is off for this tenant; ${fallback ? "the policy's default_template_id was used" : 'no default_template_id is set, so the job has no extraction'}.`,
       },

@@ -73,7 +73,7 @@ export class ModelChooser implements TemplateChooser {
       const { template_id: id, reason } = (answer.json ?? {}) as { template_id?: unknown; reason?: unknown };
       const why = typeof reason === 'string' && reason.trim() ? ` ${reason.trim()}` : '';
       const label = client.endpoint.label;
-      if (id === null) return { template_id: null, method: 'vlm_none', reason: `The ${label} found that none of ${input.candidates.map((c) => c.name).join(', ')} fits.${why}`, usage };
+      if (id === null) return { template_id: null, method: 'vlm_none', reason_code: 'none_fits', reason: `The ${label} found that none of ${input.candidates.map((c) => c.name).join(', ')} fits.${why}`, usage };
       const chosen = input.candidates.find((c) => c.template_id === id);
       if (!chosen) return this.fallback(input, label, `it answered ${JSON.stringify(id)}, which is not one of the candidates`, usage);
       return { template_id: chosen.template_id, method: 'vlm', reason: `The ${label} chose ${chosen.name} among ${input.candidates.map((c) => c.name).join(', ')}.${why}`, usage };

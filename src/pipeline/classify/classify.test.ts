@@ -93,10 +93,14 @@ describe('classification', () => {
   it('two leaders within the margin are ambiguous, and the reason names them', () => {
     const c = (name: string, score: number): Candidate => ({ template_id: name, version: 1, name, score, evidence: {} as Candidate['evidence'] });
     const d = decide([c('a', 0.61), c('b', 0.6)]);
-    expect(d).toMatchObject({ matched: false, method: 'ambiguous' });
+    expect(d).toMatchObject({ matched: false, template_id: null, method: 'embedded', reason_code: 'ambiguous' });
     expect(d.reason).toMatch(/a \(0.61\) and b \(0.6\)/);
-    expect(decide([c('a', 0.2)])).toMatchObject({ matched: false, method: 'below_threshold' });
-    expect(decide([])).toMatchObject({ matched: false, method: 'no_templates' });
+    // A miss says who decided (the embedded ranking) and, apart, why nothing matched.
+    expect(decide([c('a', 0.2)])).toMatchObject({ matched: false, template_id: null, version: null, method: 'embedded', reason_code: 'below_threshold' });
+    expect(decide([])).toMatchObject({ matched: false, template_id: null, method: 'embedded', reason_code: 'no_templates' });
+    const winner = decide([c('a', 0.7), c('b', 0.2)]);
+    expect(winner).toMatchObject({ matched: true, template_id: 'a', method: 'embedded' });
+    expect(winner).not.toHaveProperty('reason_code');
   });
 
   it('a draft has snake_case fields from key-values, tables as items, and identifiers', async () => {

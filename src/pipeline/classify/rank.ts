@@ -62,10 +62,15 @@ export interface Classification {
   threshold: number;
   margin: number;
   candidates: Candidate[];
-  /** How the winner was chosen (or why there is none). */
+  /** Who decided: `embedded` (the ranking), `embedded_leader`, `vlm`, `vlm_none`. */
   method: string;
+  /** Why nothing matched (a miss only). */
+  reason_code?: MissReason;
   reason?: string;
 }
+
+/** Why a classification has no winner. */
+export type MissReason = 'no_templates' | 'below_threshold' | 'ambiguous' | 'none_fits';
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -187,12 +192,13 @@ export function rankTemplates(doc: Fingerprint, printed: string, profiles: Templ
 export function decide(candidates: Candidate[], threshold = CLASSIFY_THRESHOLD, margin = AMBIGUITY_MARGIN): Classification {
   const [top, second] = candidates;
   const base = { threshold, margin, candidates, score: top?.score ?? 0 };
-  if (!top) return { ...base, matched: false, template_id: null, version: null, method: 'no_templates', reason: 'The tenant has no active templates to classify against.' };
+  const miss = (reason_code: MissReason, reason: string): Classification => ({ ...base, matched: false, template_id: null, version: null, method: 'embedded', reason_code, reason });
+  if (!top) return miss('no_templates', 'The tenant has no active templates to classify against.');
   if (top.score < threshold) {
-    return { ...base, matched: false, template_id: null, version: null, method: 'below_threshold', reason: `The best candidate (${top.name}) scored ${top.score}, below the threshold ${threshold}.` };
+    return miss('below_threshold', `The best candidate (${top.name}) scored ${top.score}, below the threshold ${threshold}.`);
   }
   if (second && top.score - second.score < margin) {
-    return { ...base, matched: false, template_id: null, version: null, method: 'ambiguous', reason: `${top.name} (${top.score}) and ${second.name} (${second.score}) are within the margin ${margin}; neither is a clear winner.` };
+    return miss('ambiguous', `${top.name} (${top.score}) and ${second.name} (${second.score}) are within the margin ${margin}; neither is a clear winner.`);
   }
   return { ...base, matched: true, template_id: top.template_id, version: top.version, method: 'embedded' };
 }

@@ -8056,7 +8056,7 @@ export interface operations {
                         }[];
                         margin: number;
                         matched: boolean;
-                        /** @description embedded, embedded_leader, vlm (the vlm endpoint chose among close candidates), vlm_none (it chose none), below_threshold, ambiguous or no_templates */
+                        /** @description Who decided: embedded (the ranking, a winner or a miss), embedded_leader (the leader of a close ranking, well above the threshold), vlm (the vlm endpoint chose among close candidates) or vlm_none (it chose none) */
                         method: string;
                         /** @description What the vlm endpoint spent settling an ambiguous ranking */
                         model?: {
@@ -8068,6 +8068,11 @@ export interface operations {
                             output_tokens: number;
                         };
                         reason?: string;
+                        /**
+                         * @description Why nothing matched (a miss only): no active templates, the best score under the threshold, two leaders within the margin, or the vlm endpoint found none fits
+                         * @enum {string}
+                         */
+                        reason_code?: "no_templates" | "below_threshold" | "ambiguous" | "none_fits";
                         score: number;
                         template_id: string | null;
                         threshold: number;
