@@ -148,6 +148,7 @@ describe('drafts', () => {
 
   let draftId: string;
   let firstJob: string;
+  let azureDraftId: string;
 
   it('an unmatched document proposes a draft; a second similar one raises auto_seen_count', async () => {
     const job = await process(COOLBLUE_1, {}, tenantMember);
@@ -177,6 +178,7 @@ describe('drafts', () => {
     const azure = await process(AZURE, {}, tenantMember);
     expect(azure.classification.draft).toMatchObject({ created: true });
     expect(azure.classification.draft.id).not.toBe(draftId);
+    azureDraftId = azure.classification.draft.id;
     const list = await h.request('GET', '/v1/templates/drafts?status=pending', { token: tenantMember });
     expect(list.body.items).toHaveLength(2);
     expect((await h.request('GET', '/v1/templates/drafts', { token: member })).body.items.map((d: { id: string }) => d.id)).not.toContain(draftId);
@@ -227,5 +229,18 @@ describe('drafts', () => {
     expect((await h.request('POST', '/v1/templates/drafts', { token: tenantMember, body: { job_ids: [] } })).status).toBe(422);
     const missing = await h.request('POST', '/v1/templates/drafts', { token: other, body: { job_ids: [firstJob] } });
     expect(missing.status).toBe(404);
+  });
+
+  it('a rejected draft stops proposals of its kind: the same document again proposes nothing', async () => {
+    const pendingBefore = (await h.request('GET', '/v1/templates/drafts?status=pending', { token: tenantMember })).body.items.length;
+    expect((await h.request('DELETE', `/v1/templates/drafts/${azureDraftId}`, { token: tenantMember })).status).toBe(200);
+    const again = await process(AZURE, {}, tenantMember);
+    expect(again.status).toBe('completed');
+    expect(again.classification).toMatchObject({ matched: false, draft: { id: azureDraftId, status: 'rejected', created: false } });
+    const rejected = (await h.request('GET', `/v1/templates/drafts/${azureDraftId}`, { token: tenantMember })).body;
+    expect(rejected).toMatchObject({ status: 'rejected', auto_seen_count: 1 });
+    expect(rejected.proposed_from_job_ids).not.toContain(again.job_id);
+    const pending = (await h.request('GET', '/v1/templates/drafts?status=pending', { token: tenantMember })).body.items;
+    expect(pending).toHaveLength(pendingBefore - 1);
   });
 });

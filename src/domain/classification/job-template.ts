@@ -55,7 +55,7 @@ export async function chooseJobTemplate(
   if (policy.draft_on_miss_enabled) {
     if (!doc.draft) throw new Error('draft_on_miss_enabled is on but the document was prepared without a draft proposal');
     const proposed = await proposeOnMiss(db, job, fingerprint, doc.draft);
-    record.draft = { id: proposed.draft.id, created: proposed.created, auto_seen_count: proposed.draft.auto_seen_count, ...(proposed.similarity !== null ? { similarity: Math.round(proposed.similarity * 1000) / 1000 } : {}) };
+    record.draft = { id: proposed.draft.id, status: proposed.draft.status, created: proposed.created, auto_seen_count: proposed.draft.auto_seen_count, ...(proposed.similarity !== null ? { similarity: Math.round(proposed.similarity * 1000) / 1000 } : {}) };
   }
   return { templateId: fallback, classification: record };
 }

@@ -61,9 +61,20 @@ export async function listDrafts(db: Db, tenantId: string, filters: { status?: D
   return paginate(q, page);
 }
 
-/** Pending drafts proposed on a miss (they carry the fingerprint a new miss is compared with). */
-export async function pendingAutoDrafts(db: Db | Tx, tenantId: string): Promise<DraftRow[]> {
-  return db.selectFrom('template_drafts').selectAll().where('tenant_id', '=', tenantId).where('status', '=', 'pending').where('fingerprint', 'is not', null).orderBy('created_at', 'desc').limit(200).execute();
+/**
+ * Drafts proposed on a miss that a new miss is compared with (they carry a fingerprint): the
+ * pending ones, which count it, and the rejected ones, which say no such template is wanted.
+ */
+export async function autoDraftsToCompare(db: Db | Tx, tenantId: string): Promise<DraftRow[]> {
+  return db
+    .selectFrom('template_drafts')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('status', 'in', ['pending', 'rejected'])
+    .where('fingerprint', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .limit(200)
+    .execute();
 }
 
 /** One more similar document seen: count it and remember its job (once). */

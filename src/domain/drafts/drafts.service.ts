@@ -15,7 +15,7 @@ import { upsertExemplar } from '../classification/exemplars.repository.js';
 import { findJob } from '../documents/jobs.repository.js';
 import type { Principal } from '../identity/principal.js';
 import { createTemplateIn, templateContent } from '../templates/templates.service.js';
-import { type DraftChanges, findDraft, insertDraft, listDrafts, lockDraft, pendingAutoDrafts, recordSeen, resolveDraft, updateDraft } from './drafts.repository.js';
+import { type DraftChanges, autoDraftsToCompare, findDraft, insertDraft, listDrafts, lockDraft, recordSeen, resolveDraft, updateDraft } from './drafts.repository.js';
 
 /** A miss this alike to a pending draft's document raises that draft's auto_seen_count instead. */
 export const DRAFT_SIMILARITY_THRESHOLD = 0.6;
@@ -54,15 +54,17 @@ const notPending = (row: DraftRow, action: string) =>
 
 /**
  * A document no template matched: raise the most similar pending draft's auto_seen_count, or
- * propose a new draft from the document (`proposal`, made beside its fingerprint). Returns the
- * draft and whether it was new.
+ * propose a new draft from the document (`proposal`, made beside its fingerprint). A document
+ * most like a rejected draft proposes nothing: rejecting a draft says that kind of document needs
+ * no template. Returns the draft and whether it was new.
  */
 export async function proposeOnMiss(db: Db, job: Pick<Job, 'id' | 'tenant_id'>, fingerprint: Fingerprint, proposal: DraftProposal) {
   let best: { row: DraftRow; score: number } | null = null;
-  for (const row of await pendingAutoDrafts(db, job.tenant_id)) {
+  for (const row of await autoDraftsToCompare(db, job.tenant_id)) {
     const score = likeness(fingerprint, row.fingerprint as unknown as Fingerprint).score;
-    if (score >= DRAFT_SIMILARITY_THRESHOLD && (!best || score > best.score)) best = { row, score };
+    if (score >= DRAFT_SIMILARITY_THRESHOLD && (!best || score > best.score || (score === best.score && row.status === 'pending'))) best = { row, score };
   }
+  if (best?.row.status === 'rejected') return { draft: best.row, created: false, similarity: best.score };
   if (best) {
     if (best.row.proposed_from_job_ids.includes(job.id)) return { draft: best.row, created: false, similarity: best.score };
     const seen = await recordSeen(db, job.tenant_id, best.row.id, job.id);
