@@ -189,4 +189,20 @@ describe('abort, kill switch and limits', () => {
     expect((await submit({ sample_job_ids: [samples[0]!.job_id] }, other)).status).toBe(404);
     expect((await h.request('POST', '/v1/templates/forge/jobs', { body: { sample_job_ids: ['x'] } })).status).toBe(401);
   });
+
+  it('refuses a sample named twice, or two jobs of the same document, with 422 naming it, and queues nothing', async () => {
+    const before = (await h.request('GET', '/v1/templates/forge/jobs', { token: member })).body.items.length;
+    const [a, b] = [samples[0]!.job_id, samples[1]!.job_id];
+    const twice = await submit({ sample_job_ids: [a, b, a] });
+    expect(twice.status, JSON.stringify(twice.body)).toBe(422);
+    expect(twice.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'sample_job_ids', 2], input: a })]);
+    expect(twice.body.detail[0].msg).toMatch(/sample_job_ids\[0\]/);
+
+    const copy = await process(samples[0]!.invoice, { processing_mode: 'canonical' });
+    const same = await submit({ sample_job_ids: [a, b, copy.job_id] });
+    expect(same.status, JSON.stringify(same.body)).toBe(422);
+    expect(same.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'sample_job_ids', 2], input: copy.job_id })]);
+    expect(same.body.detail[0].msg).toMatch(/same document/);
+    expect((await h.request('GET', '/v1/templates/forge/jobs', { token: member })).body.items).toHaveLength(before);
+  });
 });

@@ -86,6 +86,11 @@ export async function submitForgeJob(db: Db, p: Principal, policy: EffectivePoli
   const endpoint = await forgeEndpointOfJob(db, p.tenantId, body.endpoint_id);
   const { limits, items } = limitsOf(body, policy, endpoint);
   const samples = new Set(body.sample_job_ids);
+  // A sample named twice would count twice in every "present in half the samples" vote.
+  body.sample_job_ids.forEach((id, i) => {
+    const first = body.sample_job_ids.indexOf(id);
+    if (first !== i) items.push({ loc: ['body', 'sample_job_ids', i], msg: `Job ${id} is already sample_job_ids[${first}]; name each sample once`, type: 'value_error', input: id });
+  });
   for (const id of Object.keys(body.expected_outputs ?? {})) {
     if (!samples.has(id)) items.push({ loc: ['body', 'expected_outputs', id], msg: 'Expected outputs must name one of sample_job_ids', type: 'value_error', input: id });
   }
@@ -97,12 +102,19 @@ export async function submitForgeJob(db: Db, p: Principal, policy: EffectivePoli
   if (policy.forge_monthly_dollar_quota <= 0 || spend.dollars >= policy.forge_monthly_dollar_quota) {
     throw tooManyRequests('forge_quota_exceeded', `The tenant's monthly forge dollar quota (forge_monthly_dollar_quota ${policy.forge_monthly_dollar_quota}) is used up ($${spend.dollars.toFixed(2)} this month). It resets at the start of next month (UTC), or an admin can raise it.`, secondsToNextMonth());
   }
+  const documents = new Map<string, number>();
   for (const [i, id] of body.sample_job_ids.entries()) {
     const job = await findJob(db, p.tenantId, id);
     if (!job || job.deleted_at) throw notFound(`Job ${id}`);
     if (!(job.result as { canonical?: unknown } | null)?.canonical) {
       throw conflict('job_has_no_canonical', `Sample job ${id} (sample_job_ids[${i}]) has no canonical output (status ${job.status}). Wait until it has finished.`);
     }
+    // Two jobs of the same file are one sample, not two.
+    const twin = documents.get(job.sha256);
+    if (twin !== undefined) {
+      throw validationError([{ loc: ['body', 'sample_job_ids', i], msg: `Job ${id} is of the same document (sha256) as sample_job_ids[${twin}]; each sample must be a different document`, type: 'value_error', input: id }]);
+    }
+    documents.set(job.sha256, i);
   }
   return db.transaction().execute(async (tx) => {
     const row = await insertForgeJob(tx, p.tenantId, {
