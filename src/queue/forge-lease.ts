@@ -60,6 +60,27 @@ export async function forgeHeartbeat(db: Db, id: string, workerId: string, lease
   return { held: !!row, abortRequested: row?.abort_requested ?? false };
 }
 
+/**
+ * A taken-over run starts over (each iteration is asked afresh): the iterations an earlier attempt
+ * recorded go, so that the job's iterations and best are those of the run that finishes. What
+ * they spent stays in the job's tokens and dollars. Only while the lease is held.
+ */
+export async function clearEarlierAttempts(db: Db, job: ForgeJobRow, workerId: string): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const held = await tx
+      .updateTable('forge_jobs')
+      .set({ iterations_count: 0, best_iteration_id: null, best_score: null, updated_at: sql`now()` })
+      .where('id', '=', job.id)
+      .where('lease_owner', '=', workerId)
+      .where('status', '=', 'running')
+      .returning('id')
+      .executeTakeFirst();
+    if (!held) return false;
+    await tx.deleteFrom('forge_iterations').where('forge_job_id', '=', job.id).execute();
+    return true;
+  });
+}
+
 export interface IterationRecord {
   number: number;
   candidate: Record<string, unknown>;

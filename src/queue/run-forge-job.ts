@@ -13,7 +13,7 @@ import { DeterministicProposer } from '../pipeline/forge/deterministic.js';
 import type { ForgeProposer } from '../pipeline/forge/proposer.js';
 import { type ForgeLimitsIn, type ForgeRunResult, runForge } from '../pipeline/forge/run-forge.js';
 import type { ForgeSample } from '../pipeline/forge/score.js';
-import { ABORTED_MESSAGE, appendIterationNote, forgeHeartbeat, recordIteration, settleForgeJob } from './forge-lease.js';
+import { ABORTED_MESSAGE, appendIterationNote, clearEarlierAttempts, forgeHeartbeat, recordIteration, settleForgeJob } from './forge-lease.js';
 
 export interface ForgeRunDeps {
   db: Db;
@@ -69,6 +69,7 @@ export async function runForgeJob(deps: ForgeRunDeps, job: ForgeJobRow, workerId
     if (beat.abortRequested) throw new Stop('aborted');
   };
   try {
+    if (job.attempts > 1 && !(await clearEarlierAttempts(db, job, workerId))) throw new Stop('lease_lost');
     const samples = await loadSamples(db, job);
     const proposer = deps.proposerFor ? await deps.proposerFor(job) : new DeterministicProposer();
     const result = await runForge(samples, job.hint, proposer, await limitsOf(deps, job), {

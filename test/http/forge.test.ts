@@ -155,6 +155,27 @@ describe('abort, kill switch and limits', () => {
     expect(await stored()).toMatchObject({ status: 'failed', failure_message: 'No candidate.' });
   });
 
+  it('a forge job whose worker died mid-run is taken over and finishes, its iterations those of the run that finished', async () => {
+    const res = await submit({ sample_job_ids: samples.slice(0, 2).map((s) => s.job_id), max_iterations: 1 });
+    const finished = await forgeJob(res.body.id, ['succeeded']);
+    const run = (await h.request('GET', `/v1/templates/forge/jobs/${finished.id}/iterations`, { token: member })).body.items;
+    // The job as a worker killed after its third iteration left it: running, its lease lapsed.
+    for (const number of [2, 3]) {
+      await h.db.insertInto('forge_iterations').values({ id: `fgi_dead${number}`, tenant_id: DEFAULT_TENANT_ID, forge_job_id: finished.id, number, candidate: JSON.stringify(run[0].candidate), scores: JSON.stringify({ ...run[0].scores, overall: 0.99 }), tokens: 0, dollars: 0, notes: 'from the dead worker' }).execute();
+    }
+    await h.db.updateTable('forge_jobs')
+      .set({ status: 'running', lease_owner: 'w-dead', lease_expires_at: sql`now() - interval '1 second'`, attempts: 1, iterations_count: 3, best_iteration_id: 'fgi_dead3', best_score: 0.99, finished_at: null })
+      .where('id', '=', finished.id).execute();
+
+    const again = await forgeJob(finished.id, ['succeeded', 'failed']);
+    expect(again.status).toBe('succeeded');
+    const iterations = (await h.request('GET', `/v1/templates/forge/jobs/${finished.id}/iterations`, { token: member })).body.items;
+    expect(iterations.map((i: { number: number }) => i.number)).toEqual([1]);
+    expect(again).toMatchObject({ iterations_count: 1, best_iteration_id: iterations[0].id, best_score: iterations[0].scores.overall });
+    const row = await h.db.selectFrom('forge_jobs').select(['attempts', 'lease_owner']).where('id', '=', finished.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ attempts: 2, lease_owner: null });
+  });
+
   it('forge_enabled false refuses new forge jobs', async () => {
     await setPolicy({ forge_enabled: false });
     const res = await submit({ sample_job_ids: [samples[0]!.job_id] });
