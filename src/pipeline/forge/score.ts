@@ -2,7 +2,7 @@
 // field coverage (fields that got a value), validation pass rate (rules that held) and agreement
 // with the expected outputs (scalar fields, compared as numbers, dates or folded text).
 import type { CanonicalJson } from '../canonical/serialize.js';
-import { parseDate } from '../entities/dates.js';
+import { findDates } from '../entities/dates.js';
 import { parseAmount } from '../entities/money.js';
 import { type ExtractionTemplate, type Rule, ruleId, runExtraction } from '../extract/index.js';
 
@@ -46,7 +46,29 @@ export interface Evaluation {
 const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Expected and extracted values agree: as amounts (0.01), as dates, or as folded text. */
+// An amount as a text prints it: digits with separators, a currency code or symbol either side.
+const AMOUNT_TEXT = /^\s*(?:[a-z]{1,3}|[$€£¥])?\s*-?\d[\d\s.,']*\s*(?:[a-z]{1,3}|[$€£¥])?\s*$/iu;
+
+/** The amount a text is, when it is an amount and nothing more. */
+function amountOf(v: unknown): number | null {
+  const text = String(v);
+  return AMOUNT_TEXT.test(text) ? (parseAmount(text)?.amount ?? null) : null;
+}
+
+/** The date (YYYY-MM-DD) a text is, when it is one date and nothing more. */
+function dateOf(v: unknown): string | null {
+  const text = String(v);
+  const hits = findDates(text);
+  if (hits.length !== 1) return null;
+  const rest = text.slice(0, hits[0]!.start) + text.slice(hits[0]!.end);
+  return /^[\s.,:;()-]*$/.test(rest) ? hits[0]!.value : null;
+}
+
+/**
+ * Expected and extracted values agree: as folded text, as amounts (0.01) when either side is a
+ * number, or as dates. Expected outputs are often written as the document prints them ("100.90",
+ * "13/03/2018") while the extractor gives a number or an ISO date (100.9, "2018-03-13").
+ */
 export function sameValue(expected: unknown, got: unknown): boolean {
   if (isEmpty(expected)) return isEmpty(got);
   if (isEmpty(got)) return false;
@@ -54,12 +76,16 @@ export function sameValue(expected: unknown, got: unknown): boolean {
     const n = typeof got === 'number' ? got : parseAmount(String(got))?.amount;
     return n !== undefined && Math.abs(n - expected) < 0.011;
   }
+  if (typeof got === 'number') {
+    const e = amountOf(expected);
+    return e !== null && Math.abs(e - got) < 0.011;
+  }
   const e = String(expected);
   const g = String(got);
   const fold = (s: string) => s.toLowerCase().replace(/[\s.,:;'"-]+/g, '');
   if (fold(e) === fold(g)) return true;
-  const de = /^\d{4}-\d{2}-\d{2}$/.test(e) ? e : null;
-  return !!de && parseDate(g) === de;
+  const de = dateOf(e);
+  return de !== null && dateOf(g) === de;
 }
 
 function scalarNames(schema: Record<string, unknown>): string[] {
