@@ -77,6 +77,7 @@ export const ERROR_CODES = {
   template_already_active: 'conflict',
   template_already_inactive: 'conflict',
   template_deleted: 'conflict',
+  template_in_use: 'conflict',
   template_name_taken: 'conflict',
   tenant_active: 'conflict',
   tenant_exists: 'conflict',

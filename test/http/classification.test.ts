@@ -117,6 +117,22 @@ describe('classify', () => {
     await setPolicy({ auto_classify_enabled: null, default_template_id: null });
   });
 
+  it("the tenant's default_template_id cannot be deleted (409), so jobs without a template keep running with it", async () => {
+    const fallback = await template('fallback');
+    await setPolicy({ auto_classify_enabled: false, default_template_id: fallback });
+    const refused = await h.request('DELETE', `/v1/templates/${fallback}`, { token: admin });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'template_in_use' });
+    expect(refused.body.detail).toMatch(/default_template_id/);
+    expect((await h.request('GET', `/v1/templates/${fallback}`, { token: member })).status).toBe(200);
+    const job = await process(AMAZON);
+    expect(job.status).not.toBe('failed');
+    expect(job.result.extraction.template_id).toBe(fallback);
+
+    await setPolicy({ auto_classify_enabled: null, default_template_id: null });
+    expect((await h.request('DELETE', `/v1/templates/${fallback}`, { token: admin })).status).toBe(204);
+  });
+
   it('answers 422 without a file or job_id, 404 for another tenant\'s job, 401 without a token', async () => {
     const none = await h.request('POST', '/v1/templates/classify', { token: member, body: {} });
     expect(none.status).toBe(422);

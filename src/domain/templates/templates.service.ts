@@ -9,6 +9,7 @@ import { newId } from '../../lib/ids.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import type { ExtractionTemplate } from '../../pipeline/extract/index.js';
 import { listTemplateAudit } from '../audit/audit.repository.js';
+import { findTenantValues } from '../policy/policy.repository.js';
 import type { Principal } from '../identity/principal.js';
 import { checkTemplate } from './template-check.js';
 import {
@@ -159,6 +160,10 @@ export async function deleteTemplate(db: Db, principal: Principal, id: string): 
   await db.transaction().execute(async (tx) => {
     const current = await lockTemplate(tx, principal.tenantId, id);
     if (!current) throw notFound(`Template ${id}`);
+    // Every job without a template (or that no template matched) would fail on a deleted default.
+    if ((await findTenantValues(tx, principal.tenantId)).default_template_id === id) {
+      throw conflict('template_in_use', `Template ${id} is this tenant's default_template_id: jobs without a template run with it. Set another default_template_id (or null) in the tenant policy first.`);
+    }
     await softDeleteTemplate(tx, principal.tenantId, id, actorOf(principal));
   });
 }
