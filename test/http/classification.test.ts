@@ -1,6 +1,9 @@
 // Classification and drafts through the API: real invoices processed by in-process workers,
 // exemplars learned from completed jobs, drafts proposed on a miss, accepted into templates.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentOfJob } from '../../src/domain/classification/classification.service.js';
+import { prepareDocument } from '../../src/pipeline/classify/index.js';
+import { proposeOnMiss } from '../../src/domain/drafts/drafts.service.js';
 import { data, postForm, upload, waitForJob } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
 
@@ -245,6 +248,21 @@ describe('drafts', () => {
     expect((await h.request('POST', '/v1/templates/drafts', { token: tenantMember, body: { job_ids: [] } })).status).toBe(422);
     const missing = await h.request('POST', '/v1/templates/drafts', { token: other, body: { job_ids: [firstJob] } });
     expect(missing.status).toBe(404);
+  });
+
+  it('similar documents missing at the same moment (a batch on several workers) group into one draft', async () => {
+    await h.seedTenant('race');
+    const raceMember = (await h.seedUser('race', 'member')).token!;
+    const job = await process(FLIPKART, { processing_mode: 'canonical' }, raceMember);
+    const row = await h.db.selectFrom('jobs').select(['id', 'tenant_id', 'result', 'content_type']).where('id', '=', job.job_id).executeTakeFirstOrThrow();
+    const prepared = prepareDocument(documentOfJob(row)!, true);
+    const ids = ['job_race_1', 'job_race_2', 'job_race_3', 'job_race_4'];
+    const proposed = await Promise.all(ids.map((id) => proposeOnMiss(h.db, { id, tenant_id: 'race' }, prepared.fingerprint, prepared.draft!)));
+    expect(proposed.filter((p) => p.created)).toHaveLength(1);
+    const drafts = (await h.request('GET', '/v1/templates/drafts', { token: raceMember })).body.items;
+    expect(drafts).toHaveLength(1);
+    expect(drafts[0]).toMatchObject({ auto_seen_count: 4 });
+    expect([...drafts[0].proposed_from_job_ids].sort()).toEqual(ids);
   });
 
   it('a rejected draft stops proposals of its kind: the same document again proposes nothing', async () => {

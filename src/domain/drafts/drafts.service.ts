@@ -1,7 +1,8 @@
 // Template drafts (decisions.md "Templates, drafts, forge"): proposed on a classification miss or
 // from job ids, then patched, rejected (DELETE keeps the record) or accepted (template version 1).
 // Only a pending draft changes: accept or patch of any other is 409.
-import type { Db } from '../../db/database.js';
+import { sql } from 'kysely';
+import type { Db, Tx } from '../../db/database.js';
 import type { DraftRow, DraftStatus } from '../../db/classification-schema.js';
 import type { Job } from '../../db/documents-schema.js';
 import { conflict, notFound, validationError } from '../../lib/errors.js';
@@ -59,6 +60,15 @@ const notPending = (row: DraftRow, action: string) =>
  * no template. Returns the draft and whether it was new.
  */
 export async function proposeOnMiss(db: Db, job: Pick<Job, 'id' | 'tenant_id'>, fingerprint: Fingerprint, proposal: DraftProposal) {
+  // One tenant's misses are compared and proposed one at a time: two similar documents missing
+  // at once (a batch on several workers) would otherwise both find no draft and propose two.
+  return db.transaction().execute(async (tx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtext('quire.draft_on_miss'), hashtext(${job.tenant_id}))`.execute(tx);
+    return proposeOnMissIn(tx, job, fingerprint, proposal);
+  });
+}
+
+async function proposeOnMissIn(db: Tx, job: Pick<Job, 'id' | 'tenant_id'>, fingerprint: Fingerprint, proposal: DraftProposal) {
   let best: { row: DraftRow; score: number } | null = null;
   for (const row of await autoDraftsToCompare(db, job.tenant_id)) {
     const score = likeness(fingerprint, row.fingerprint as unknown as Fingerprint).score;
