@@ -246,6 +246,16 @@ describe('drafts', () => {
     expect((await h.request('GET', `/v1/templates/drafts/${created.body.id}`, { token: tenantMember })).body.status).toBe('rejected');
 
     expect((await h.request('POST', '/v1/templates/drafts', { token: tenantMember, body: { job_ids: [] } })).status).toBe(422);
+    // Each document once: a job named twice, or two jobs of the same file, is 422 naming it, and nothing is created.
+    const before = (await h.request('GET', '/v1/templates/drafts', { token: tenantMember })).body.items.length;
+    const twice = await h.request('POST', '/v1/templates/drafts', { token: tenantMember, body: { job_ids: [firstJob, firstJob] } });
+    expect(twice.status, JSON.stringify(twice.body)).toBe(422);
+    expect(twice.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'job_ids', 1], input: firstJob })]);
+    const copy = await process(COOLBLUE_1, { processing_mode: 'canonical' }, tenantMember);
+    const same = await h.request('POST', '/v1/templates/drafts', { token: tenantMember, body: { job_ids: [firstJob, copy.job_id] } });
+    expect(same.status, JSON.stringify(same.body)).toBe(422);
+    expect(same.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'job_ids', 1], input: copy.job_id, msg: expect.stringMatching(/same document/) })]);
+    expect((await h.request('GET', '/v1/templates/drafts', { token: tenantMember })).body.items).toHaveLength(before);
     const missing = await h.request('POST', '/v1/templates/drafts', { token: other, body: { job_ids: [firstJob] } });
     expect(missing.status).toBe(404);
   });

@@ -106,12 +106,23 @@ export interface DraftCreate {
 
 /** A draft from one or more finished jobs: the fields at least half of their documents have. */
 export async function createDraft(db: Db, p: Principal, body: DraftCreate) {
+  // A job named twice, or two jobs of one file, would count twice in "half of the documents".
+  const twice = body.job_ids.findIndex((id, i) => body.job_ids.indexOf(id) !== i);
+  if (twice >= 0) {
+    throw validationError([{ loc: ['body', 'job_ids', twice], msg: `Job ${body.job_ids[twice]} is already job_ids[${body.job_ids.indexOf(body.job_ids[twice]!)}]; name each job once`, type: 'value_error', input: body.job_ids[twice] }]);
+  }
   const proposals: { fingerprint: Fingerprint; proposal: ReturnType<typeof proposeDraft> }[] = [];
+  const documents = new Map<string, number>();
   for (const [i, jobId] of body.job_ids.entries()) {
     const job = await findJob(db, p.tenantId, jobId);
     if (!job || job.deleted_at) throw notFound(`Job ${jobId}`);
     const doc = documentOfJob(job);
     if (!doc) throw conflict('job_has_no_canonical', `Job ${jobId} (job_ids[${i}]) has no canonical output (status ${job.status}). Wait until it has finished.`);
+    const twin = documents.get(job.sha256);
+    if (twin !== undefined) {
+      throw validationError([{ loc: ['body', 'job_ids', i], msg: `Job ${jobId} is of the same document (sha256) as job_ids[${twin}]; each job must be a different document`, type: 'value_error', input: jobId }]);
+    }
+    documents.set(job.sha256, i);
     const fingerprint = fingerprintOfDocument(doc);
     proposals.push({ fingerprint, proposal: proposeDraft(doc.canonical, (doc.entities ?? runEntities(doc.canonical, { generic_entities_enabled: true })) as never, fingerprint.title) });
   }
