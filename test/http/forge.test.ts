@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ABORTED_MESSAGE, settleForgeJob } from '../../src/queue/forge-lease.js';
-import { upload, waitFor, waitForJob } from '../helpers/documents.js';
+import { FILES, upload, waitFor, waitForJob } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
 import { type OrlenInvoice, orlenFamily } from '../helpers/orlen-family.js';
 
@@ -224,6 +224,16 @@ describe('abort, kill switch and limits', () => {
     expect(same.status, JSON.stringify(same.body)).toBe(422);
     expect(same.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'sample_job_ids', 2], input: copy.job_id })]);
     expect(same.body.detail[0].msg).toMatch(/same document/);
+
+    // A sample whose file could not be read: 409 saying it failed and why, not "wait until it has finished".
+    const unreadable = await upload(h, member, FILES.encrypted);
+    const failed = await waitForJob(h, member, unreadable.body.job_id);
+    expect(failed).toMatchObject({ status: 'failed', failure_code: 'encrypted_document' });
+    const withFailed = await submit({ sample_job_ids: [a, failed.job_id] });
+    expect(withFailed.status).toBe(409);
+    expect(withFailed.body.code).toBe('job_has_no_canonical');
+    expect(withFailed.body.detail).toMatch(new RegExp(`Sample job ${failed.job_id} \\(sample_job_ids\\[1\\]\\) failed \\(encrypted_document\\).*Leave it out`));
+    expect(withFailed.body.detail).not.toMatch(/Wait until/);
     expect((await h.request('GET', '/v1/templates/forge/jobs', { token: member })).body.items).toHaveLength(before);
   });
 });

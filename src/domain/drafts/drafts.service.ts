@@ -14,6 +14,7 @@ import { runEntities } from '../../pipeline/extract/index.js';
 import { documentOfJob, fingerprintOfDocument } from '../classification/classification.service.js';
 import { upsertExemplar } from '../classification/exemplars.repository.js';
 import { findJob } from '../documents/jobs.repository.js';
+import { noCanonicalOutput } from '../documents/no-canonical.js';
 import type { Principal } from '../identity/principal.js';
 import { createTemplateIn, templateContent } from '../templates/templates.service.js';
 import { type DraftChanges, autoDraftsToCompare, findDraft, insertDraft, listDrafts, lockDraft, recordSeen, resolveDraft, updateDraft } from './drafts.repository.js';
@@ -117,7 +118,7 @@ export async function createDraft(db: Db, p: Principal, body: DraftCreate) {
     const job = await findJob(db, p.tenantId, jobId);
     if (!job || job.deleted_at) throw notFound(`Job ${jobId}`);
     const doc = documentOfJob(job);
-    if (!doc) throw conflict('job_has_no_canonical', `Job ${jobId} (job_ids[${i}]) has no canonical output (status ${job.status}). Wait until it has finished.`);
+    if (!doc) throw noCanonicalOutput(job, `Job ${jobId} (job_ids[${i}])`);
     const twin = documents.get(job.sha256);
     if (twin !== undefined) {
       throw validationError([{ loc: ['body', 'job_ids', i], msg: `Job ${jobId} is of the same document (sha256) as job_ids[${twin}]; each job must be a different document`, type: 'value_error', input: jobId }]);

@@ -10,6 +10,7 @@ import { newId } from '../../lib/ids.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import { notifyQueued } from '../../queue/notify.js';
 import { findJob } from '../documents/jobs.repository.js';
+import { noCanonicalOutput } from '../documents/no-canonical.js';
 import type { Principal } from '../identity/principal.js';
 import type { EffectivePolicy } from '../policy/policy.registry.js';
 import type { ForgeEndpointRow } from '../../db/endpoints-schema.js';
@@ -107,7 +108,7 @@ export async function submitForgeJob(db: Db, p: Principal, policy: EffectivePoli
     const job = await findJob(db, p.tenantId, id);
     if (!job || job.deleted_at) throw notFound(`Job ${id}`);
     if (!(job.result as { canonical?: unknown } | null)?.canonical) {
-      throw conflict('job_has_no_canonical', `Sample job ${id} (sample_job_ids[${i}]) has no canonical output (status ${job.status}). Wait until it has finished.`);
+      throw noCanonicalOutput(job, `Sample job ${id} (sample_job_ids[${i}])`);
     }
     // Two jobs of the same file are one sample, not two.
     const twin = documents.get(job.sha256);

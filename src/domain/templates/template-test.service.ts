@@ -3,6 +3,7 @@
 // policy. Nothing is persisted: no job, no review, no result.
 import type { Db } from '../../db/database.js';
 import { findJob } from '../documents/jobs.repository.js';
+import { noCanonicalOutput } from '../documents/no-canonical.js';
 import type { EffectivePolicy } from '../policy/policy.registry.js';
 import { conflict, notFound, unsupportedMedia, validationError } from '../../lib/errors.js';
 import type { Config } from '../../config.js';
@@ -38,7 +39,7 @@ export async function canonicalOf(deps: TestDeps, principal: Principal, policy: 
     if (!job || job.deleted_at) throw notFound(`Job ${input.jobId}`);
     const canonical = (job.result as { canonical?: CanonicalJson } | null)?.canonical;
     if (!canonical) {
-      throw conflict('job_has_no_canonical', `Job ${input.jobId} has no canonical output (status ${job.status}). Wait until it has finished, or upload the file instead.`);
+      throw noCanonicalOutput(job, `Job ${input.jobId}`, ', or upload the file instead');
     }
     const format = (job.result as { engine?: { format?: string } } | null)?.engine?.format ?? null;
     return { canonical, source: { kind: 'job' as const, job_id: job.id, filename: job.original_filename, page_count: job.page_count, pages_processed: canonical.pages.length, format }, ms: 0 };
