@@ -103,6 +103,20 @@ describe('classification', () => {
     expect(winner).not.toHaveProperty('reason_code');
   });
 
+  it('a draft takes no printed value for a label: an amount read as a key or a table header is no field', async () => {
+    const coolblue = toCanonicalJson(await runCanonical(readFileSync(file('coolblue1.pdf'))));
+    const keys = coolblue.pages.flatMap((p) => [...p.key_values.map((kv) => kv.key), ...p.tables.flatMap((t) => t.cells.filter((c) => c.row === 0).map((c) => c.text))]);
+    // The document does print amounts where a label would stand (a total row read as a key or a header).
+    expect(keys.some((k) => !/\p{L}{2}/u.test(k))).toBe(true);
+    const draft = proposeDraft(coolblue, runEntities(coolblue, { generic_entities_enabled: true }), null);
+    const aliases = (schema: Record<string, unknown>): string[] =>
+      Object.values((schema.properties ?? {}) as Record<string, Record<string, unknown>>).flatMap((f) => [...((f['x-aliases'] as string[]) ?? []), ...(f.items ? aliases(f.items as Record<string, unknown>) : [])]);
+    const printed = aliases(draft.json_schema);
+    expect(printed.length).toBeGreaterThan(5);
+    for (const alias of printed) expect(alias, alias).toMatch(/\p{L}{2}/u);
+    expect(Object.keys(draft.json_schema.properties as object).filter((n) => /^field_\d/.test(n))).toEqual([]);
+  });
+
   it('a draft has snake_case fields from key-values, tables as items, and identifiers', async () => {
     const orlen = toCanonicalJson(await runCanonical(readFileSync(file('Orlen.txt'))));
     const draft = proposeDraft(orlen, runEntities(orlen, { generic_entities_enabled: true }), 'Faktura nr: F 1234K20/1234/12');

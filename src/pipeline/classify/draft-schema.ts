@@ -47,6 +47,14 @@ function scalarSchema(value: string): Record<string, unknown> {
   return { type: 'string' };
 }
 
+/**
+ * Printed text that can label a field: it has a word (two letters in a row) and is not itself a
+ * value. A total row or a header row of figures read as key-values ("€ 593,36") labels nothing.
+ */
+function isLabel(text: string): boolean {
+  return /\p{L}{2}/u.test(text) && scalarSchema(text).type !== 'number';
+}
+
 export function proposeDraft(canonical: CanonicalJson, entities: Pick<Entity, 'type' | 'text' | 'value'>[], title: string | null): DraftProposal {
   const properties: Record<string, Record<string, unknown>> = {};
   const examples: Record<string, unknown> = {};
@@ -60,6 +68,7 @@ export function proposeDraft(canonical: CanonicalJson, entities: Pick<Entity, 't
   };
   for (const page of canonical.pages) {
     for (const pair of page.key_values) {
+      if (!isLabel(pair.key)) continue;
       const name = snakeCase(pair.key);
       if (add(name, { ...scalarSchema(pair.value), 'x-aliases': [pair.key.replace(/[:\s]+$/, '').trim()] }, pair.value)) kvCount++;
     }
@@ -70,6 +79,7 @@ export function proposeDraft(canonical: CanonicalJson, entities: Pick<Entity, 't
       const header = table.cells.filter((c) => c.row === 0).sort((a, b) => a.col - b.col);
       const columns: Record<string, Record<string, unknown>> = {};
       for (const cell of header) {
+        if (!isLabel(cell.text)) continue;
         const name = snakeCase(cell.text);
         if (!name || columns[name]) continue;
         const sample = table.cells.find((c) => c.row === 1 && c.col === cell.col)?.text ?? '';
