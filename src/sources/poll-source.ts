@@ -3,6 +3,8 @@
 // same transaction that creates its job, under a unique key, so a crash before the commit leaves
 // nothing (the next poll takes the file again) and a crash after leaves both: never a second job.
 // Then files whose job has ended get config.after: kept, moved to processed/, or deleted.
+// A file that cannot be taken (over the upload limit, unreadable, gone since the listing) is
+// reported and left where it is; it never keeps the files after it from becoming jobs.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { openStore } from '../connectors/index.js';
@@ -11,15 +13,15 @@ import type { Connection } from '../db/connections-schema.js';
 import type { Db } from '../db/database.js';
 import type { ProcessingMode } from '../db/documents-schema.js';
 import { isDeliveredResult } from '../delivery/payload.js';
-import { openCredentials } from '../domain/connections/connections.service.js';
+import { describeFailure, openCredentials } from '../domain/connections/connections.service.js';
 import { PRIORITY_BATCH, insertJob } from '../domain/documents/submit.service.js';
 import { sniffUpload } from '../domain/documents/upload-sniff.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import { notifyQueued } from '../queue/notify.js';
 import { storeStaged } from '../storage/blob-registry.js';
-import type { BlobStore } from '../storage/blob-store.js';
-import { discardStaged, stageStream } from '../storage/staging.js';
+import type { BlobStore, StagedFile } from '../storage/blob-store.js';
+import { UploadTooLargeError, discardStaged, stageStream } from '../storage/staging.js';
 import { filesAwaitingAfter, knownFiles, linkJob, markAfterDone, rememberFile } from './source-files.repository.js';
 
 export interface PollDeps {
@@ -35,18 +37,32 @@ export interface PollReport {
   listed: number;
   created: string[];
   afterDone: number;
+  /** One sentence per file left untaken this poll (kept in the connection's last_poll_error). */
+  problems: string[];
 }
 
 export async function pollSource(deps: PollDeps, connection: Connection): Promise<PollReport> {
   const store = await openStore({ tenant_id: connection.tenant_id, protocol: connection.protocol, config: connection.config, credentials: openCredentials(deps.box, connection) }, deps);
-  const report: PollReport = { listed: 0, created: [], afterDone: 0 };
+  const report: PollReport = { listed: 0, created: [], afterDone: 0, problems: [] };
   try {
     const files = await store.list();
     report.listed = files.length;
     const known = await knownFiles(deps.db, connection.id);
     for (const file of files) {
       if (known.has(`${file.name}\0${file.fingerprint}`) || isDeliveredResult(file.name)) continue;
-      const jobId = await takeFile(deps, connection, file, await store.read(file.name));
+      const limit = deps.config.maxUploadBytes;
+      if (file.size > limit) {
+        report.problems.push(`${file.name} is ${file.size} bytes, over the upload limit of ${limit} bytes (QUIRE_MAX_UPLOAD_BYTES)`);
+        continue;
+      }
+      let staged: StagedFile;
+      try {
+        staged = await stageStream(await store.read(file.name), deps.blobs.stagingDir, limit);
+      } catch (err) {
+        report.problems.push(err instanceof UploadTooLargeError ? `${file.name} grew past the upload limit of ${limit} bytes (QUIRE_MAX_UPLOAD_BYTES)` : `${file.name} could not be read: ${describeFailure(err)}`);
+        continue;
+      }
+      const jobId = await takeFile(deps, connection, file, staged);
       if (jobId) report.created.push(jobId);
     }
     const after = (connection.config.after as string | undefined) ?? 'keep';
@@ -62,8 +78,8 @@ export async function pollSource(deps: PollDeps, connection: Connection): Promis
   return report;
 }
 
-async function takeFile(deps: PollDeps, connection: Connection, file: { name: string; size: number; fingerprint: string }, stream: AsyncIterable<Buffer>): Promise<string | null> {
-  const staged = await stageStream(stream, deps.blobs.stagingDir, deps.config.maxUploadBytes);
+/** Makes the job of a staged file; a database failure propagates (the poll is retried whole). */
+async function takeFile(deps: PollDeps, connection: Connection, file: { name: string; size: number; fingerprint: string }, staged: StagedFile): Promise<string | null> {
   try {
     const verdict = await sniffUpload(staged);
     await storeStaged(deps.db, deps.blobs, staged);

@@ -45,7 +45,8 @@ export class SourcePoller {
       polled++;
       try {
         const report = await pollSource(this.deps, connection);
-        await recordPollError(this.options.db, connection.id, null);
+        await recordPollError(this.options.db, connection.id, report.problems.length ? untakenFiles(report.problems) : null);
+        if (report.problems.length) this.options.log.warn({ connectionId: connection.id, tenantId: connection.tenant_id, problems: report.problems }, 'source files not taken');
         if (report.created.length) this.options.log.info({ connectionId: connection.id, tenantId: connection.tenant_id, jobs: report.created.length }, 'source files became jobs');
       } catch (err) {
         await recordPollError(this.options.db, connection.id, describeFailure(err));
@@ -74,4 +75,10 @@ export class SourcePoller {
     this.wakeUp?.();
     await this.loop;
   }
+}
+
+/** last_poll_error for a poll that ran but left files untaken: each file and why, within a bound. */
+function untakenFiles(problems: string[]): string {
+  const text = `${problems.length} file${problems.length === 1 ? ' was' : 's were'} not taken: ${problems.join('; ')}.`;
+  return text.length > 2000 ? `${text.slice(0, 1997)}...` : text;
 }
