@@ -38,7 +38,7 @@ export class LocalStore implements FileStore {
     for (const entry of await fsp.readdir(this.base, { withFileTypes: true })) {
       if (!entry.isFile() || entry.name.startsWith('.')) continue;
       const stat = await fsp.stat(path.join(this.base, entry.name)).catch(() => null);
-      if (stat) files.push({ name: entry.name, size: stat.size, fingerprint: `${stat.size}:${Math.round(stat.mtimeMs)}` });
+      if (stat) files.push({ name: entry.name, size: stat.size, fingerprint: `${stat.size}:${Math.round(stat.mtimeMs)}`, modifiedMs: stat.mtimeMs });
     }
     return files;
   }

@@ -75,7 +75,8 @@ export class S3Store implements FileStore {
       for (const object of page.Contents ?? []) {
         const name = object.Key!.slice(Prefix?.length ?? 0);
         if (!name || name.endsWith('/')) continue;
-        files.push({ name, size: object.Size ?? 0, fingerprint: object.ETag ?? `${object.Size}:${object.LastModified?.getTime()}` });
+        // An object is listed only once its upload is complete: nothing to wait for.
+        files.push({ name, size: object.Size ?? 0, fingerprint: object.ETag ?? `${object.Size}:${object.LastModified?.getTime()}`, modifiedMs: null });
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

@@ -102,7 +102,7 @@ export class SftpStore implements FileStore {
     const entries = await sftp.list(this.config.path);
     return entries
       .filter((e) => e.type === '-' && !e.name.startsWith('.'))
-      .map((e) => ({ name: e.name, size: e.size, fingerprint: `${e.size}:${e.modifyTime}` }));
+      .map((e) => ({ name: e.name, size: e.size, fingerprint: `${e.size}:${e.modifyTime}`, modifiedMs: e.modifyTime }));
   }
 
   async read(name: string): Promise<Readable> {

@@ -8,6 +8,11 @@ export interface RemoteFile {
   size: number;
   /** Size and modified time, or the ETag on S3: a changed file is a new file. */
   fingerprint: string;
+  /**
+   * When the file was last written (ms since the epoch), for a store where a file can be seen while
+   * it is still being written (a folder, an SFTP server); null where an object appears whole (S3).
+   */
+  modifiedMs: number | null;
 }
 
 export interface FileStore {

@@ -3,6 +3,8 @@
 // same transaction that creates its job, under a unique key, so a crash before the commit leaves
 // nothing (the next poll takes the file again) and a crash after leaves both: never a second job.
 // Then files whose job has ended get config.after: kept, moved to processed/, or deleted.
+// A file written to within the last settle_seconds is left for a later poll: it may still be
+// arriving, and taking it now would make a job of half a file (and another of the whole one).
 // A file that cannot be taken (over the upload limit, unreadable, gone since the listing) is
 // reported and left where it is; it never keeps the files after it from becoming jobs.
 import type { Logger } from 'pino';
@@ -22,7 +24,7 @@ import { notifyQueued } from '../queue/notify.js';
 import { storeStaged } from '../storage/blob-registry.js';
 import type { BlobStore, StagedFile } from '../storage/blob-store.js';
 import { UploadTooLargeError, discardStaged, stageStream } from '../storage/staging.js';
-import { filesAwaitingAfter, knownFiles, linkJob, markAfterDone, rememberFile } from './source-files.repository.js';
+import { DEFAULT_SETTLE_SECONDS, filesAwaitingAfter, knownFiles, linkJob, markAfterDone, rememberFile } from './source-files.repository.js';
 
 export interface PollDeps {
   db: Db;
@@ -48,8 +50,11 @@ export async function pollSource(deps: PollDeps, connection: Connection): Promis
     const files = await store.list();
     report.listed = files.length;
     const known = await knownFiles(deps.db, connection.id);
+    const settleMs = Number(connection.config.settle_seconds ?? DEFAULT_SETTLE_SECONDS) * 1000;
+    const now = Date.now();
     for (const file of files) {
       if (known.has(`${file.name}\0${file.fingerprint}`) || isDeliveredResult(file.name)) continue;
+      if (settleMs > 0 && file.modifiedMs !== null && now - file.modifiedMs < settleMs) continue;
       const limit = deps.config.maxUploadBytes;
       if (file.size > limit) {
         report.problems.push(`${file.name} is ${file.size} bytes, over the upload limit of ${limit} bytes (QUIRE_MAX_UPLOAD_BYTES)`);

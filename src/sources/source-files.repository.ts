@@ -4,6 +4,8 @@ import type { Connection } from '../db/connections-schema.js';
 import type { Db, Tx } from '../db/database.js';
 
 export const DEFAULT_POLL_SECONDS = 60;
+/** How long a file must go unwritten before a poll takes it (config.settle_seconds). */
+export const DEFAULT_SETTLE_SECONDS = 10;
 
 /**
  * Takes one source connection whose poll is due and moves its next poll a full interval ahead, in

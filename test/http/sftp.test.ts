@@ -75,7 +75,7 @@ describe('sftp', () => {
     fs.mkdirSync(path.join(sftp.root, 'in'));
     fs.writeFileSync(path.join(sftp.root, 'in', 'one.txt'), 'From SFTP one');
     fs.writeFileSync(path.join(sftp.root, 'in', 'two.txt'), 'From SFTP two');
-    const conn = await create('inbox', 'source', { path: '/in', host_key_sha256: sftp.hostKeySha256, poll_seconds: 1, processing_mode: 'canonical', after: 'move' }, { password: sftp.password });
+    const conn = await create('inbox', 'source', { settle_seconds: 0, path: '/in', host_key_sha256: sftp.hostKeySha256, poll_seconds: 1, processing_mode: 'canonical', after: 'move' }, { password: sftp.password });
     await waitFor('both files to move', async () => fs.existsSync(path.join(sftp.root, 'in/processed/one.txt')) && fs.existsSync(path.join(sftp.root, 'in/processed/two.txt')), 60_000, 200);
     const files = await h.db.selectFrom('source_files').select(['path', 'job_id']).where('connection_id', '=', conn.id).orderBy('path').execute();
     expect(files.map((f) => f.path)).toEqual(['one.txt', 'two.txt']);

@@ -44,7 +44,7 @@ async function pollNow(connectionId: string): Promise<void> {
 
 describe('a file over the upload limit', () => {
   it('is reported on the connection and left in place while every other file becomes a job', async () => {
-    const id = await source('with-big-file', { path: 'big-in', poll_seconds: 60, processing_mode: 'canonical' });
+    const id = await source('with-big-file', { settle_seconds: 0, path: 'big-in', poll_seconds: 60, processing_mode: 'canonical' });
     const inbox = path.join(localRoot, 'acme/big-in');
     fs.mkdirSync(inbox, { recursive: true });
     // Every listing order has the big file before some of the others.
@@ -69,5 +69,37 @@ describe('a file over the upload limit', () => {
     await pollNow(id);
     expect(await jobNamesOf(id)).toEqual(['a note.txt', 'big scan.txt', 'c-note.txt', 'd-note.txt']);
     expect((await h.request('GET', `/v1/admin/connections/${id}`, { token: admin })).body.last_poll_error).toBeNull();
+  });
+});
+
+describe('a file still being written', () => {
+  it('is taken once it has gone unwritten for settle_seconds, as one job of the whole file', async () => {
+    const id = await source('slow-writer', { path: 'slow-in', processing_mode: 'canonical' });
+    const inbox = path.join(localRoot, 'acme/slow-in');
+    fs.mkdirSync(inbox, { recursive: true });
+    const file = path.join(inbox, 'arriving.txt');
+    fs.writeFileSync(file, 'Delivery note, first half');
+
+    await pollNow(id);
+    expect(await jobNamesOf(id)).toEqual([]);
+    expect((await h.request('GET', `/v1/admin/connections/${id}`, { token: admin })).body.last_poll_error).toBeNull();
+
+    fs.appendFileSync(file, ' and the second half.');
+    // Its writer is done: the last write is older than the default settle time of 10 seconds.
+    const written = new Date(Date.now() - 11_000);
+    fs.utimesSync(file, written, written);
+    await pollNow(id);
+    await pollNow(id);
+    const jobs = await h.db.selectFrom('jobs').select(['original_filename', 'size_bytes']).where('tenant_id', '=', 'acme').where('original_filename', '=', 'arriving.txt').execute();
+    expect(jobs).toEqual([{ original_filename: 'arriving.txt', size_bytes: Buffer.byteLength('Delivery note, first half and the second half.') }]);
+  });
+
+  it('refuses settle_seconds outside 0 to 3600, and on a destination', async () => {
+    const bad = await h.request('POST', '/v1/admin/connections', { token: admin, body: { name: 'bad-settle', protocol: 'local', direction: 'source', config: { path: 'x', settle_seconds: 3601 }, credentials: {} } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'config', 'settle_seconds'] })]);
+    const dest = await h.request('POST', '/v1/admin/connections', { token: admin, body: { name: 'dest-settle', protocol: 'local', direction: 'destination', config: { path: 'x', settle_seconds: 5 }, credentials: {} } });
+    expect(dest.status).toBe(422);
+    expect(dest.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'config', 'settle_seconds'] })]);
   });
 });

@@ -49,7 +49,7 @@ async function jobsOf(connectionId: string) {
 describe('local source', () => {
   // Two pollers of our own, plus the harness worker's, all polling the same connection.
   it('turns 50 files dropped while two pollers run into 50 jobs, and no more on later polls', async () => {
-    const id = await source('drop', 'local', { path: 'inbox', poll_seconds: 1, processing_mode: 'canonical' });
+    const id = await source('drop', 'local', { settle_seconds: 0, path: 'inbox', poll_seconds: 1, processing_mode: 'canonical' });
     const inbox = path.join(localRoot, 'acme/inbox');
     fs.mkdirSync(inbox, { recursive: true });
     const log = pino({ level: 'silent' });
@@ -88,8 +88,8 @@ describe('local source', () => {
   });
 
   it('moves a file to processed/ once its job ends (after: move), and deletes it with after: delete', async () => {
-    const moved = await source('moving', 'local', { path: 'move-in', poll_seconds: 1, processing_mode: 'canonical', after: 'move' });
-    const deleted = await source('deleting', 'local', { path: 'delete-in', poll_seconds: 1, processing_mode: 'canonical', after: 'delete' });
+    const moved = await source('moving', 'local', { settle_seconds: 0, path: 'move-in', poll_seconds: 1, processing_mode: 'canonical', after: 'move' });
+    const deleted = await source('deleting', 'local', { settle_seconds: 0, path: 'delete-in', poll_seconds: 1, processing_mode: 'canonical', after: 'delete' });
     fs.mkdirSync(path.join(localRoot, 'acme/move-in'), { recursive: true });
     fs.mkdirSync(path.join(localRoot, 'acme/delete-in'), { recursive: true });
     fs.writeFileSync(path.join(localRoot, 'acme/move-in/m.txt'), 'Move me');
@@ -108,7 +108,7 @@ describe('interrupted poll', () => {
     const id = newId('con');
     const connection = await h.db
       .insertInto('connections')
-      .values({ id, tenant_id: 'acme', name: 'flaky', protocol: 'local', direction: 'source', config: JSON.stringify({ path: 'flaky', processing_mode: 'canonical' }), next_poll_at: new Date(Date.now() + 3_600_000) })
+      .values({ id, tenant_id: 'acme', name: 'flaky', protocol: 'local', direction: 'source', config: JSON.stringify({ settle_seconds: 0, path: 'flaky', processing_mode: 'canonical' }), next_poll_at: new Date(Date.now() + 3_600_000) })
       .returningAll()
       .executeTakeFirstOrThrow();
     fs.mkdirSync(path.join(localRoot, 'acme/flaky'), { recursive: true });

@@ -16,6 +16,7 @@ const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
 /** Fields every connection that can be a source may carry. */
 const sourceFields = {
   poll_seconds: opt(Type.Integer({ minimum: 1, maximum: 86_400 })),
+  settle_seconds: opt(Type.Integer({ minimum: 0, maximum: 3_600 })),
   template_id: opt(Type.String({ minLength: 1, maxLength: 64 })),
   processing_mode: opt(Type.Unsafe<string>({ type: 'string', enum: ['canonical', 'entities', 'extraction'] })),
   after: opt(Type.Unsafe<string>({ type: 'string', enum: [...AFTER_ACTIONS] })),
