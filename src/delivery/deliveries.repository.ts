@@ -24,6 +24,33 @@ export async function claimDelivery(db: Db, workerId: string, leaseSeconds: numb
   return rows[0] ?? null;
 }
 
+/** How long a delivery that gave way to an earlier one in flight waits before it is claimed again. */
+const GIVE_WAY_SECONDS = 1;
+
+/**
+ * Deliveries of one job (or one batch's manifest) to one connection go out one at a time. Each
+ * sends the job as it is when it is sent, so a newer delivery sent beside an older one still in
+ * flight could finish first and then be overwritten by the older state. A claimed delivery with an
+ * older one of the same job and connection in flight (live lease) goes back to pending, uncounted,
+ * for a moment: the older one goes first. Checked after the claim, on the job's own deliveries
+ * (an index lookup), so the claim itself stays one cheap statement.
+ */
+export async function giveWayToEarlier(db: Db, delivery: Delivery, workerId: string): Promise<boolean> {
+  const same =
+    delivery.kind === 'job'
+      ? sql`busy.job_id = ${delivery.job_id} AND busy.kind = 'job'`
+      : sql`busy.batch_id = ${delivery.batch_id} AND busy.kind = 'manifest'`;
+  const updated = await sql`
+    UPDATE deliveries
+       SET status = 'pending', attempts = attempts - 1, run_after = now() + make_interval(secs => ${GIVE_WAY_SECONDS}),
+           lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+     WHERE id = ${delivery.id} AND lease_owner = ${workerId} AND status = 'delivering'
+       AND EXISTS (SELECT 1 FROM deliveries busy
+                    WHERE busy.tenant_id = ${delivery.tenant_id} AND ${same} AND busy.connection_id = ${delivery.connection_id}
+                      AND busy.id < ${delivery.id} AND busy.status = 'delivering' AND busy.lease_expires_at >= now())`.execute(db);
+  return Number(updated.numAffectedRows ?? 0) > 0;
+}
+
 export interface AttemptRecord {
   outcome: DeliveryAttempt['outcome'];
   statusCode: number | null;

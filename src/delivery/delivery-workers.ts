@@ -9,7 +9,7 @@ import { SecretBox } from '../lib/secret-box.js';
 import { guardOptionsFromConfig } from '../lib/ssrf-guard.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { retryDelayMs } from './backoff.js';
-import { claimDelivery, settleDelivery } from './deliveries.repository.js';
+import { claimDelivery, giveWayToEarlier, settleDelivery } from './deliveries.repository.js';
 import { type DeliverDeps, deliver } from './deliver.js';
 import { WakeableSleep } from '../queue/wakeable-sleep.js';
 
@@ -57,6 +57,7 @@ export class DeliveryWorkers {
           continue;
         }
         delay = min;
+        if (await giveWayToEarlier(db, delivery, workerId)) continue;
         const connection = await findConnectionAnyTenant(db, delivery.connection_id);
         const result = await deliver(this.deps, delivery, connection);
         const settled = await settleDelivery(db, delivery, workerId, result, retryDelayMs(delivery.attempts, config.deliveryRetryBaseMs), result.final);

@@ -29,6 +29,11 @@ export interface WebhookReceiver {
   script: number[];
   /** Milliseconds to hold each request before answering. */
   delayMs: number;
+  /** `arrive <delivery id>` and `answer <delivery id>`, in the order they happened. */
+  events: string[];
+  /** Holds every request's answer from now until release() (after delayMs, if any). */
+  hold(): void;
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -42,26 +47,50 @@ export async function startWebhookReceiver(secret: string): Promise<WebhookRecei
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-webhook-'));
   const caFile = path.join(dir, 'ca.pem');
   fs.writeFileSync(caFile, pems.cert);
-  const receiver: WebhookReceiver = { url: '', caFile, received: [], arrivals: [], script: [], delayMs: 0, close: async () => undefined };
+  let gate: { promise: Promise<void>; open: () => void } | null = null;
+  const receiver: WebhookReceiver = {
+    url: '',
+    caFile,
+    received: [],
+    arrivals: [],
+    script: [],
+    delayMs: 0,
+    events: [],
+    hold: () => {
+      let open = () => undefined as void;
+      const promise = new Promise<void>((resolve) => (open = resolve));
+      gate = { promise, open };
+    },
+    release: () => {
+      gate?.open();
+      gate = null;
+    },
+    close: async () => undefined,
+  };
   const server = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     receiver.arrivals.push(String(req.headers['x-quire-delivery']));
+    receiver.events.push(`arrive ${String(req.headers['x-quire-delivery'])}`);
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const signatureValid = verifyWebhook(secret, text, String(req.headers['x-quire-signature'] ?? ''));
       const answer = () => {
         const status = signatureValid ? (receiver.script.shift() ?? 200) : 401;
+        receiver.events.push(`answer ${String(req.headers['x-quire-delivery'])}`);
         receiver.received.push({ deliveryId: String(req.headers['x-quire-delivery']), event: String(req.headers['x-quire-event']), signatureValid, body: JSON.parse(text), answered: status, headers: req.headers });
         res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'thanks' : `status ${status} from the receiver`);
       };
-      if (receiver.delayMs) setTimeout(answer, receiver.delayMs);
-      else answer();
+      const held = gate?.promise;
+      const afterGate = () => (held ? void held.then(answer) : answer());
+      if (receiver.delayMs) setTimeout(afterGate, receiver.delayMs);
+      else afterGate();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.url = `https://127.0.0.1:${(server.address() as { port: number }).port}/hooks/quire`;
   receiver.close = async () => {
+    receiver.release();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     fs.rmSync(dir, { recursive: true, force: true });
