@@ -22,9 +22,29 @@ export function isDeliveredResult(name: string): boolean {
   return /^job_[0-9a-z]{26}\.json$/.test(name);
 }
 
+/** Characters no store takes in a file name (control characters, separators, Windows' reserved ones). */
+const UNSAFE = /[\u0000-\u001f\u007f<>:"/\\|?*]/g;
+/** Room for a name in every file system (255 bytes), with space for a store's temporary prefix. */
+const NAME_BYTES = 200;
+
+/**
+ * The uploaded name as the destination's file name: the same letters in any script, only what a
+ * file system or store refuses replaced, no leading dot (a hidden file), cut to NAME_BYTES.
+ */
 function safeName(filename: string): string {
-  const base = filename.split(/[\\/]/).pop() ?? 'original';
-  return base.replace(/[^A-Za-z0-9._ -]/g, '_').replace(/^\.+/, '_') || 'original';
+  const base = (filename.split(/[\\/]/).pop() ?? '').normalize('NFC');
+  const cleaned = base.replace(UNSAFE, '_').trim().replace(/^\.+/, '_');
+  return fitBytes(cleaned, NAME_BYTES) || 'original';
+}
+
+/** Shortens the stem, never the extension, by whole characters until the UTF-8 name fits. */
+function fitBytes(name: string, max: number): string {
+  if (Buffer.byteLength(name) <= max) return name;
+  const dot = name.lastIndexOf('.');
+  const ext = dot > 0 && Buffer.byteLength(name.slice(dot)) <= 16 ? name.slice(dot) : '';
+  const stem = Array.from(ext ? name.slice(0, dot) : name);
+  while (stem.length && Buffer.byteLength(stem.join('') + ext) > max) stem.pop();
+  return stem.join('') + ext;
 }
 
 export interface JobPayload {

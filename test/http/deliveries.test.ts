@@ -92,6 +92,20 @@ describe('store destinations', () => {
     client.destroy();
   });
 
+  it("keeps the original's name in any script, and shortens one too long for a file system", async () => {
+    const id = await connection({ name: 'originals', protocol: 'local', direction: 'destination', config: { path: 'originals' }, credentials: {} });
+    const long = `${'Lieferschein-'.repeat(25)}.txt`;
+    const batch = await uploadBatch(h, admin, [note('Facture été №5 (copie).txt', 'Facture 5'), note(long, 'Lieferschein')], { processing_mode: 'canonical', destination_connection_id: id, destination_config: JSON.stringify({ include_original: true }) });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
+    const rows = await settledDeliveries(batch.body.batch_id, 3);
+    expect(rows.map((r) => [r.status, r.last_error])).toEqual([['delivered', null], ['delivered', null], ['delivered', null]]);
+    const jobs = (await h.request('GET', `/v1/batches/${batch.body.batch_id}/jobs`, { token: admin })).body.items as { job_id: string; original_filename: string }[];
+    const originals = (name: string) => fs.readdirSync(path.join(localRoot, 'acme/originals', jobs.find((j) => j.original_filename === name)!.job_id, 'original'));
+    expect(originals('Facture été №5 (copie).txt')).toEqual(['Facture été №5 (copie).txt']);
+    const [shortened] = originals(long);
+    expect(shortened).toBe(`${long.slice(0, 196)}.txt`);
+  });
+
   it('writes a single job to a local folder', async () => {
     const id = await connection({ name: 'folder', protocol: 'local', direction: 'destination', config: { path: 'results' }, credentials: {} });
     const res = await upload(h, admin, note('d.txt', 'Invoice D total 40.00'), { processing_mode: 'canonical', destination_connection_id: id });
