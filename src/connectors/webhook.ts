@@ -53,6 +53,9 @@ export async function postWebhook(
   await assertOutboundAllowed(config.url, options.guard);
   const started = performance.now();
   const timeoutMs = (config.timeout_seconds ?? 30) * 1000;
+  // The whole attempt is bounded, not only each wait for a byte: a receiver that trickles its
+  // answer would otherwise hold a delivery loop past its lease, and the delivery would go twice.
+  const deadline = AbortSignal.timeout(timeoutMs);
   const answer = await request(config.url, {
     method: 'POST',
     dispatcher: agentFor(options.guard, options.extraCaFile),
@@ -67,12 +70,21 @@ export async function postWebhook(
     body: delivery.body,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
+    signal: deadline,
   });
+  // The status decides; of the body only the excerpt is read, for at most what is left of the time.
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of answer.body) {
-    if (size < EXCERPT_BYTES) chunks.push(chunk as Buffer);
-    size += (chunk as Buffer).length;
+  try {
+    for await (const chunk of answer.body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= EXCERPT_BYTES) break;
+    }
+  } catch (err) {
+    if (!deadline.aborted) throw err;
+  } finally {
+    answer.body.destroy();
   }
   const latencyMs = Math.round(performance.now() - started);
   const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');

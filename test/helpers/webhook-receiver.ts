@@ -29,6 +29,8 @@ export interface WebhookReceiver {
   script: number[];
   /** Milliseconds to hold each request before answering. */
   delayMs: number;
+  /** Answer 200 and then send the body a byte at a time, every 100 ms, without end. */
+  trickle: boolean;
   /** `arrive <delivery id>` and `answer <delivery id>`, in the order they happened. */
   events: string[];
   /** Holds every request's answer from now until release() (after delayMs, if any). */
@@ -55,6 +57,7 @@ export async function startWebhookReceiver(secret: string): Promise<WebhookRecei
     arrivals: [],
     script: [],
     delayMs: 0,
+    trickle: false,
     events: [],
     hold: () => {
       let open = () => undefined as void;
@@ -79,6 +82,12 @@ export async function startWebhookReceiver(secret: string): Promise<WebhookRecei
         const status = signatureValid ? (receiver.script.shift() ?? 200) : 401;
         receiver.events.push(`answer ${String(req.headers['x-quire-delivery'])}`);
         receiver.received.push({ deliveryId: String(req.headers['x-quire-delivery']), event: String(req.headers['x-quire-event']), signatureValid, body: JSON.parse(text), answered: status, headers: req.headers });
+        if (receiver.trickle && status === 200) {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          const timer = setInterval(() => res.write('.'), 100);
+          res.on('close', () => clearInterval(timer));
+          return;
+        }
         res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'thanks' : `status ${status} from the receiver`);
       };
       const held = gate?.promise;

@@ -77,6 +77,26 @@ describe('webhook destination', () => {
   });
 });
 
+describe('a receiver that answers 200 and never finishes its body', () => {
+  it('is a delivered attempt once the status is in, however slowly the rest trickles', async () => {
+    const id = await connection({ name: 'trickle', protocol: 'webhook', direction: 'destination', config: { url: receiver.url, timeout_seconds: 1 }, credentials: { secret: SECRET } });
+    receiver.trickle = true;
+    try {
+      const res = await upload(h, admin, note('t.txt', 'Invoice T total 5.00'), { processing_mode: 'canonical', destination_connection_id: id });
+      expect(res.status).toBe(202);
+      const delivered = await waitFor('the trickled delivery to settle', async () => {
+        const rows = await h.db.selectFrom('deliveries').selectAll().where('job_id', '=', res.body.job_id).execute();
+        return rows.length === 1 && rows[0]!.status !== 'pending' && rows[0]!.status !== 'delivering' ? rows[0] : undefined;
+      }, 60_000, 100);
+      expect(delivered).toMatchObject({ status: 'delivered', attempts: 1, last_error: null });
+      const [attempt] = await h.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', delivered.id).execute();
+      expect(attempt).toMatchObject({ outcome: 'delivered', status_code: 200, response_excerpt: expect.stringMatching(/^\.*$/) });
+    } finally {
+      receiver.trickle = false;
+    }
+  });
+});
+
 describe('store destinations', () => {
   it('writes <prefix>/<job_id>.json, the original and the manifest to an S3-compatible store', async () => {
     const id = await connection({ name: 'bucket', protocol: 's3', direction: 'destination', config: { bucket: s3.bucket, prefix: 'quire/out', endpoint_url: s3.endpoint, force_path_style: true }, credentials: S3RVER_CREDENTIALS });
