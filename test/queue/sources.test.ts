@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,6 +140,19 @@ describe('s3 source', () => {
     expect(jobs.map((j) => j.original_filename)).toEqual(['s3-note.txt']);
     const seen = await h.db.selectFrom('source_files').select(['path', 'fingerprint']).where('connection_id', '=', id).execute();
     expect(seen).toEqual([{ path: 's3-note.txt', fingerprint: expect.stringMatching(/^"[0-9a-f]{32}"$/) }]);
+    client.destroy();
+  });
+
+  it('takes and moves objects whose names have spaces and letters beyond ASCII', async () => {
+    const id = await source('bucket-unicode', 's3', { bucket: s3.bucket, prefix: 'eingang', endpoint_url: s3.endpoint, force_path_style: true, poll_seconds: 1, processing_mode: 'canonical', after: 'move' }, S3RVER_CREDENTIALS);
+    const client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    // (No & or +: the test server decodes the copy source with decodeURI, which keeps %26 and %2B.)
+    const name = 'Größe Maß – facture été №7.txt';
+    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `eingang/${name}`, Body: 'Unicode name' }));
+    const keys = async () => ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'eingang/' }))).Contents ?? []).map((o) => o.Key).sort();
+    await waitFor('the object moved to processed/', async () => (await keys()).includes(`eingang/processed/${name}`), 60_000, 200);
+    expect(await keys()).toEqual([`eingang/processed/${name}`]);
+    expect((await jobsOf(id)).map((j) => [j.original_filename, j.status])).toEqual([[name, 'completed']]);
     client.destroy();
   });
 });
