@@ -9,6 +9,7 @@ import { monthOf } from '../../src/models/usage.js';
 import { data, upload, waitForJob } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
 import { type Answer, type LoopbackServer, type Seen, startLoopback } from '../helpers/loopback-server.js';
+import { buildPdf } from '../helpers/mixed-pdf.js';
 
 const AZURE = data('invoice2data/compare/AzureInterior.pdf');
 const TRUTH = JSON.parse(fs.readFileSync(data('invoice2data/compare/AzureInterior.json'), 'utf8'))[0];
@@ -256,6 +257,48 @@ describe('checks on model values', () => {
     expect(job.result.extraction.data.total).toBe(TRUTH.amount);
     expect(job.result.extraction.fields.total.confidence).toBeLessThan(0.7);
     expect(job.result.extraction.review_reasons).toContain('low_confidence:total');
+  });
+});
+
+describe('a date whose day/month order the document does not prove', () => {
+  const US = ['Lone Star Supplies Inc.', '100 Congress Ave', 'Austin, TX 78701', 'Invoice INV-2024-17'];
+  const UK = ['Thames Office Supplies Ltd', '1 High Street', 'London SW1A 1AA', 'Invoice INV-2024-17'];
+
+  async function datedInvoice(name: string, lines: string[], modelDate: string) {
+    vlm.handle((req) => completion(req, { invoice_number: 'INV-2024-17', issue_date: modelDate, total: 120 }));
+    const bytes = await buildPdf([{ text: lines }]);
+    const res = await upload(h, member, { name, bytes }, { template_id: templateId });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    await waitForJob(h, member, res.body.job_id, undefined, 60_000);
+    return (await call('GET', `/v1/documents/${res.body.job_id}`, member)).body;
+  }
+
+  it('is found on the page in either reading, and held below the floor like the embedded extractor holds it', async () => {
+    const cases: [string, string[], string][] = [
+      // An American document: the model reads month-first (the embedded guess), or gives the date as printed.
+      ['us-month-first.pdf', [...US, 'Invoice Date: 03/04/2024', 'Total: $120.00'], '2024-03-04'],
+      ['us-as-printed.pdf', [...US, 'Invoice Date: 03/04/2024', 'Total: $120.00'], '03/04/2024'],
+      // Elsewhere the model may read it day-first, or month-first: both are readings of the same words.
+      ['uk-day-first.pdf', [...UK, 'Invoice Date: 03/04/2024', 'Total: £120.00'], '2024-04-03'],
+      ['uk-month-first.pdf', [...UK, 'Invoice Date: 03/04/2024', 'Total: £120.00'], '2024-03-04'],
+    ];
+    for (const [name, lines, modelDate] of cases) {
+      const job = await datedInvoice(name, lines, modelDate);
+      const date = job.result.extraction.fields.issue_date;
+      expect(date.evidence, name).toHaveLength(1);
+      expect(date.evidence[0].text, name).toBe('03/04/2024');
+      expect(date.confidence, name).toBeLessThan(0.7);
+      expect(job.status, name).toBe('needs_review');
+      expect(job.result.extraction.review_reasons, name).toEqual(['low_confidence:issue_date']);
+    }
+    // The date given as printed is read in the American document's order.
+    expect((await datedInvoice('us-again.pdf', [...US, 'Invoice Date: 03/04/2024', 'Total: $120.00'], '03/04/2024')).result.extraction.data.issue_date).toBe('2024-03-04');
+  });
+
+  it('passes when another date proves the order', async () => {
+    const job = await datedInvoice('us-proved.pdf', [...US, 'Invoice Date: 03/04/2024', 'Due Date: 04/18/2024', 'Total: $120.00'], '2024-03-04');
+    expect(job.result.extraction.fields.issue_date.confidence).toBeGreaterThanOrEqual(0.7);
+    expect(job.status, JSON.stringify(job.result.extraction.review_reasons)).toBe('completed');
   });
 });
 

@@ -4,7 +4,7 @@
 // model once (extract.ts); what still fails is dropped, never guessed.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { parseDate } from '../../pipeline/entities/dates.js';
+import { type DateOrder, parseDate } from '../../pipeline/entities/dates.js';
 import { parseAmount } from '../../pipeline/entities/money.js';
 import { parseNumber } from '../../pipeline/entities/numbers.js';
 import type { FieldSpec } from '../../pipeline/extract/schema-fields.js';
@@ -37,8 +37,14 @@ function get(obj: unknown, path: string): unknown {
   return target;
 }
 
+/** The document's day/month order (proven, else guessed) for a date the model did not give as YYYY-MM-DD. */
+export interface AnswerDates {
+  dateOrder: DateOrder | null;
+  dateOrderGuess: DateOrder | null;
+}
+
 /** A value as the field's type, or an error message; null/empty stays null. */
-export function coerceValue(spec: Pick<FieldSpec, 'type' | 'format' | 'enum'>, raw: unknown): { value: unknown } | { error: string } {
+export function coerceValue(spec: Pick<FieldSpec, 'type' | 'format' | 'enum'>, raw: unknown, dates: AnswerDates | null = null): { value: unknown } | { error: string } {
   if (raw === null || raw === undefined || (typeof raw === 'string' && !raw.trim())) return { value: null };
   switch (spec.type) {
     case 'number':
@@ -50,7 +56,7 @@ export function coerceValue(spec: Pick<FieldSpec, 'type' | 'format' | 'enum'>, r
       return { value: n };
     }
     case 'date': {
-      const iso = typeof raw === 'string' ? (/^\d{4}-\d{2}-\d{2}$/.test(raw.trim()) ? raw.trim() : parseDate(raw)) : null;
+      const iso = typeof raw === 'string' ? (/^\d{4}-\d{2}-\d{2}$/.test(raw.trim()) ? raw.trim() : parseDate(raw, dates?.dateOrder ?? null, dates?.dateOrderGuess ?? null)) : null;
       return iso ? { value: iso } : { error: `expected a date as YYYY-MM-DD, got ${JSON.stringify(raw)}` };
     }
     case 'boolean': {
@@ -72,12 +78,12 @@ export function coerceValue(spec: Pick<FieldSpec, 'type' | 'format' | 'enum'>, r
 }
 
 /** Reads the answer's `values` (or the answer itself) by the template's fields. */
-export function readAnswer(fields: FieldSpec[], answer: unknown): ReadAnswer {
+export function readAnswer(fields: FieldSpec[], answer: unknown, dates: AnswerDates | null = null): ReadAnswer {
   const values: FlatAnswer = new Map();
   const itemCounts = new Map<string, number>();
   const problems: string[] = [];
   const take = (path: string, spec: Pick<FieldSpec, 'type' | 'format' | 'enum'>, raw: unknown) => {
-    const out = coerceValue(spec, raw);
+    const out = coerceValue(spec, raw, dates);
     if ('error' in out) problems.push(`${path}: ${out.error}`);
     else if (out.value !== null) values.set(path, out.value);
   };

@@ -4,7 +4,8 @@
 // the canonical words; the embedded extractor votes; and a judge model, when there is one, extracts
 // again independently. Post-processing, validation rules and the review decision are the
 // embedded path's own.
-import { type Entity } from '../../pipeline/entities/recognize.js';
+import { GUESSED_ORDER_CONFIDENCE, orderGuessed } from '../../pipeline/entities/dates.js';
+import { type Entity, documentHints } from '../../pipeline/entities/recognize.js';
 import { type DocInput, type Evidence, textLines } from '../../pipeline/entities/text.js';
 import { type ExtractionOutput, type ExtractionPolicy, type ExtractionTemplate, type FieldResult, agreementOf, datePathsOf, runExtraction, schemaFields, validateAndDecide } from '../../pipeline/extract/index.js';
 import type { FieldSpec } from '../../pipeline/extract/schema-fields.js';
@@ -14,7 +15,7 @@ import { type PostProcessing, postProcess } from '../../pipeline/extract/postpro
 import type { ModelPrice } from '../endpoint-config.js';
 import { ModelCallError } from '../backends/errors.js';
 import type { ModelAnswer, ModelClient, PageImage } from '../backends/types.js';
-import { type ReadAnswer, buildData, readAnswer, schemaProblems } from './answer.js';
+import { type AnswerDates, type ReadAnswer, buildData, readAnswer, schemaProblems } from './answer.js';
 import { budgetOf, chunkByBudget } from './budget.js';
 import { Grounder } from './grounding.js';
 import { type PromptPage, answerSchema, promptPages, systemPrompt, userPrompt } from './prompt.js';
@@ -82,6 +83,8 @@ interface Prepared {
   planning: boolean;
   chunks: PromptPage[][];
   pageCount: number;
+  /** The document's date order, proven or guessed, as the embedded extractor reads it. */
+  dates: AnswerDates;
 }
 
 export function costOf(usage: { input_tokens: number; output_tokens: number }, price: ModelPrice | null): number {
@@ -103,6 +106,7 @@ export function prepare(canonical: DocInput, template: ExtractionTemplate, polic
     planning,
     chunks: chunkByBudget(pages, (p) => p.tokens, budget),
     pageCount: canonical.pages.length,
+    dates: documentHints(lines),
   };
 }
 
@@ -139,7 +143,7 @@ async function readChunk(client: ModelClient, prep: Prepared, chunk: PromptPage[
     }
     meter.add(answer.usage, answer.model);
     const values = prep.planning && answer.json && typeof answer.json === 'object' && 'values' in answer.json ? (answer.json as { values: unknown }).values : answer.json;
-    const read = readAnswer(prep.fields, values);
+    const read = readAnswer(prep.fields, values, prep.dates);
     const pages = new Map<string, number>();
     const planned = prep.planning ? (answer.json as { evidence_pages?: unknown }).evidence_pages : null;
     if (Array.isArray(planned)) for (const e of planned) if (e && typeof e.field === 'string' && Number.isInteger(e.page)) pages.set(e.field, e.page);
@@ -222,7 +226,7 @@ export async function runModelExtraction(input: ModelExtractionInput): Promise<M
   const { canonical, template, policy } = input;
   const lines = textLines(canonical);
   const prep = prepare(canonical, template, policy, lines);
-  const grounder = new Grounder(lines);
+  const grounder = new Grounder(lines, prep.dates);
   const meter = new UsageMeter(input.client);
   const judgeMeter = input.judge ? new UsageMeter(input.judge) : null;
   input.spent?.push(meter.totals, ...(judgeMeter ? [judgeMeter.totals] : []));
@@ -272,6 +276,8 @@ export async function runModelExtraction(input: ModelExtractionInput): Promise<M
     }
     if (evidence.length) groundedCount++;
     if (agrees) confidence += AGREEMENT_BOOST;
+    // A date printed in a day/month order nothing proves is a guess in either reading: a person confirms it.
+    if (spec?.type === 'date' && evidence[0] && orderGuessed(evidence[0].text, value, prep.dates.dateOrder, prep.dates.dateOrderGuess)) confidence = Math.min(confidence, GUESSED_ORDER_CONFIDENCE);
     confidence = Math.round(Math.min(0.99, confidence) * 1000) / 1000;
     fieldResults[path] = { value, confidence, evidence };
     // An ungrounded value has its own reason; low_confidence would only repeat it.

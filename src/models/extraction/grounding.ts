@@ -2,7 +2,8 @@
 // either points at the place on the page it was read from or is flagged as not found there.
 // Numbers and amounts are compared as numbers (whatever their separators), dates as dates, text
 // as its letters and digits with a tolerance for OCR noise (a misread character or two).
-import { type DateOrder, findDates, inferDateOrder } from '../../pipeline/entities/dates.js';
+import { findDates } from '../../pipeline/entities/dates.js';
+import { type DocumentHints, documentHints } from '../../pipeline/entities/recognize.js';
 import { NUMBER_SOURCE, parseNumber } from '../../pipeline/entities/numbers.js';
 import { fold } from '../../pipeline/entities/normalize.js';
 import type { Evidence, TextLine } from '../../pipeline/entities/text.js';
@@ -69,9 +70,12 @@ export class Grounder {
   private readonly tokensByPage = new Map<number, Token[]>();
   private numbers: Located[] | null = null;
   private dates: Located[] | null = null;
-  private readonly dateOrder: DateOrder | null;
 
-  constructor(private readonly lines: TextLine[]) {
+  /** `hints`: the document's proven and guessed date order (the embedded extractor's own). */
+  constructor(
+    private readonly lines: TextLine[],
+    readonly hints: Pick<DocumentHints, 'dateOrder' | 'dateOrderGuess'> = documentHints(lines),
+  ) {
     for (const line of lines) {
       const own = this.tokensByPage.get(line.page) ?? [];
       this.tokensByPage.set(line.page, own);
@@ -82,7 +86,6 @@ export class Grounder {
         own.push({ text: m[0], line, start, end: last + 1 });
       }
     }
-    this.dateOrder = inferDateOrder(lines.map((l) => l.text));
   }
 
   /** Where `value` is printed; `page` (the model's own word on it) is preferred among equal matches. */
@@ -127,8 +130,12 @@ export class Grounder {
       .map((n) => ({ evidence: evidenceOf([n]), score: Math.sign(n.value as number) === Math.sign(target) ? 1 : 0.95 }));
   }
 
+  // A date whose day/month order is a guess shows both readings; the caller holds either below
+  // the floor (orderGuessed), so a model's reading of it is found but never passes unchecked.
   private dateHits(iso: string): Grounded[] {
-    this.dates ??= this.lines.flatMap((line) => findDates(line.text, this.dateOrder).map((d) => ({ value: d.value, line, start: d.start, end: d.end })));
+    this.dates ??= this.lines.flatMap((line) =>
+      findDates(line.text, this.hints.dateOrder, this.hints.dateOrderGuess).flatMap((d) => [d.value, ...(d.otherOrder ? [d.otherOrder] : [])].map((value) => ({ value, line, start: d.start, end: d.end }))),
+    );
     return this.dates.filter((d) => d.value === iso).map((d) => ({ evidence: evidenceOf([d]), score: 1 }));
   }
 

@@ -19,7 +19,15 @@ export interface DateHit {
   value: string;
   /** The day/month order was a guess. */
   ambiguous: boolean;
+  /** For a guessed order: the date the other order reads. */
+  otherOrder?: string;
 }
+
+/**
+ * What a date whose day/month order was a guess is held at: below the default review floor, so a
+ * person confirms it (the date entity, the embedded extractor and the model path alike).
+ */
+export const GUESSED_ORDER_CONFIDENCE = 0.6;
 
 const MONTHS: Record<string, number> = {};
 const names: [number, string[]][] = [
@@ -151,6 +159,7 @@ export function findDates(text: string, order: DateOrder | null = null, guess: D
       const p = parts(m);
       const year = fullYear(p.y);
       let ambiguous = false;
+      let otherOrder: string | null = null;
       let value: string | null;
       if (p.order === 'numeric') {
         const first = Number(p.d);
@@ -165,16 +174,27 @@ export function findDates(text: string, order: DateOrder | null = null, guess: D
           ambiguous = order === null;
         }
         value = dayFirst ? isoDate(year, second, first) : isoDate(year, first, second);
+        if (ambiguous) otherOrder = dayFirst ? isoDate(year, first, second) : isoDate(year, second, first);
       } else {
         value = isoDate(year, Number(p.m), Number(p.d));
       }
-      if (value) hits.push({ start, end, value, ambiguous });
+      if (value) hits.push({ start, end, value, ambiguous, ...(otherOrder ? { otherOrder } : {}) });
     }
   }
   return hits.sort((a, b) => a.start - b.start);
 }
 
 /** The date a short value stands for ("19 april 2014" → "2014-04-19"), or null. */
-export function parseDate(text: string, order: DateOrder | null = null): string | null {
-  return findDates(text, order)[0]?.value ?? null;
+export function parseDate(text: string, order: DateOrder | null = null, guess: DateOrder | null = null): string | null {
+  return findDates(text, order, guess)[0]?.value ?? null;
+}
+
+/**
+ * Whether `value` is read from a date in `text` whose day/month order nothing proves, in either
+ * order ("03/04/2024" with no date over 12 in the document is 3 April or 4 March): such a value
+ * is held at GUESSED_ORDER_CONFIDENCE, whoever read it.
+ */
+export function orderGuessed(text: string, value: unknown, order: DateOrder | null, guess: DateOrder | null): boolean {
+  if (typeof value !== 'string') return false;
+  return findDates(text, order, guess).some((d) => d.ambiguous && (d.value === value || d.otherOrder === value));
 }

@@ -2,7 +2,7 @@
 // (`value`) and located (page + bbox of the words it came from).
 import { type CountryCode, findNumbers } from 'libphonenumber-js/max';
 import { isValidIban, luhnValid, repairedIban } from './checksums.js';
-import { type DateOrder, findDates, inferDateOrder } from './dates.js';
+import { type DateOrder, GUESSED_ORDER_CONFIDENCE, findDates, inferDateOrder } from './dates.js';
 import { CARD_LABELS, LABEL_GAP, PHONE_LABELS, REFERENCE_LABELS, TAX_LABELS } from './labels.js';
 import { AnchorScan } from './anchors.js';
 import { type MoneyHit, findMoney } from './money.js';
@@ -251,7 +251,7 @@ function recogniseLine(line: TextLine, hints: DocumentHints, options: EntityOpti
 
   const digits = /\d/.test(text);
   const ascii = ASCII_TEXT.test(text);
-  if (digits) for (const d of findDates(text, hints.dateOrder ?? options.dateOrder ?? null, hints.dateOrderGuess)) push('date', d.start, d.end, d.value, d.ambiguous ? 0.6 : 0.95);
+  if (digits) for (const d of findDates(text, hints.dateOrder ?? options.dateOrder ?? null, hints.dateOrderGuess)) push('date', d.start, d.end, d.value, d.ambiguous ? GUESSED_ORDER_CONFIDENCE : 0.95);
   if (digits) for (const m of amounts) {
     push('money', m.start, m.end, { amount: m.amount, currency: m.explicit ? m.currency : hints.currency }, m.explicit ? 0.92 : 0.5);
   }

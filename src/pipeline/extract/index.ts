@@ -3,7 +3,7 @@
 // decision. Pure: no database, HTTP or queue; the job worker and the template test endpoints call
 // runExtraction with the canonical document (in memory or as stored JSON), the template and the
 // tenant's effective policy.
-import { findDates } from '../entities/dates.js';
+import { GUESSED_ORDER_CONFIDENCE, orderGuessed } from '../entities/dates.js';
 import { type Entity, type LocatedEntity, publicEntity, recogniseDocument } from '../entities/recognize.js';
 import type { TaxIdPrefixMode } from '../entities/tax-ids.js';
 import { type DocInput, type DocPage, type Evidence, type TextLine, textLines } from '../entities/text.js';
@@ -144,15 +144,11 @@ function longTextDoubt(c: Candidate): Candidate {
   return { ...c, confidence: Math.round(c.confidence * 0.8 * 1000) / 1000 };
 }
 
-/** Below the default review floor, as for the date entity: a date whose day/month order nothing in the document proves. */
-const GUESSED_ORDER = 0.6;
-
 /** "03/04/2024" with no date over 12 elsewhere: the order was a guess, and a guess goes to review. */
 function heldIfOrderGuessed(field: FieldSpec, c: Candidate, coerce: CoerceContext): Candidate {
   const text = c.evidence[0]?.text;
-  if (field.type !== 'date' || typeof c.value !== 'string' || !text || c.confidence <= GUESSED_ORDER) return c;
-  const guessed = findDates(text, coerce.dateOrder, coerce.dateOrderGuess).some((d) => d.ambiguous && d.value === c.value);
-  return guessed ? { ...c, confidence: GUESSED_ORDER } : c;
+  if (field.type !== 'date' || !text || c.confidence <= GUESSED_ORDER_CONFIDENCE) return c;
+  return orderGuessed(text, c.value, coerce.dateOrder, coerce.dateOrderGuess) ? { ...c, confidence: GUESSED_ORDER_CONFIDENCE } : c;
 }
 
 /** Concepts that are the issuer's unless the field's name says otherwise. */
