@@ -177,7 +177,8 @@ describe('extraction through a vlm endpoint (custom_url, OpenAI-compatible)', ()
     expect(vlm.seen).toHaveLength(2);
     expect(vlm.seen[1]!.json.messages[1].content[0].text).toMatch(/not JSON.*answer with one JSON object only/);
     expect(job.status).toBe('completed');
-    expect(job.result.engine.extraction).toMatchObject({ calls: 1, corrections: 1 });
+    // The unusable answer was billed too: both calls are counted.
+    expect(job.result.engine.extraction).toMatchObject({ calls: 2, input_tokens: 4800, output_tokens: 180, corrections: 1 });
   });
 
   it('retries a 429 (honouring Retry-After) and completes', async () => {
@@ -222,6 +223,47 @@ describe('extraction through a vlm endpoint (custom_url, OpenAI-compatible)', ()
     const failed = await waitForJob(h, member, res.body.job_id, ['failed', 'completed', 'needs_review'], 60_000);
     expect(failed).toMatchObject({ status: 'failed', failure_code: 'model_error' });
     expect(await month()).toEqual({ calls: before.calls + 1, input_tokens: before.input_tokens + 1000, output_tokens: before.output_tokens + 50 });
+  });
+});
+
+describe('an answer cut off at the output limit', () => {
+  /** An OpenAI-compatible answer that stopped at max_tokens: its JSON is cut mid-list. */
+  const cutOffAnswer = (req: Seen): Answer => {
+    const answer = completion(req, {}, { prompt_tokens: 3000, completion_tokens: 4096 });
+    const choice = (answer.body as any).choices[0];
+    choice.message.content = '{"values": {"invoice_number": "INV-77", "issue_date": "2024-05-06"';
+    choice.finish_reason = 'length';
+    return answer;
+  };
+  const pagesIn = (req: Seen) => (req.json.messages[1].content[0].text.match(/^--- page \d+ ---$/gm) ?? []).length;
+
+  it('reads the chunk again in halves, counting every call; the values of both pages are kept', async () => {
+    vlm.seen.length = 0;
+    vlm.handle((req) => {
+      if (pagesIn(req) > 1) return cutOffAnswer(req);
+      const text: string = req.json.messages[1].content[0].text;
+      return completion(req, text.includes('--- page 1 ---') ? { invoice_number: 'INV-77', issue_date: '2024-05-06' } : { total: 250 }, { prompt_tokens: 1500, completion_tokens: 60 });
+    });
+    const bytes = await buildPdf([{ text: ['Northwind Traders GmbH', 'Invoice INV-77', 'Invoice Date: 2024-05-06'] }, { text: ['Total: 250.00 EUR'] }]);
+    const res = await upload(h, member, { name: 'two-pages.pdf', bytes }, { template_id: templateId });
+    const job = (await call('GET', `/v1/documents/${(await waitForJob(h, member, res.body.job_id, undefined, 60_000)).job_id}`, member)).body;
+    expect(vlm.seen.map(pagesIn)).toEqual([2, 1, 1]);
+    expect(job.result.extraction.data).toMatchObject({ invoice_number: 'INV-77', issue_date: '2024-05-06', total: 250 });
+    expect(job.result.extraction.fields.total.evidence[0].page).toBe(2);
+    expect(job.result.engine.extraction).toMatchObject({ calls: 3, input_tokens: 6000, output_tokens: 4096 + 120 });
+  });
+
+  it('fails a one-page chunk with model_error saying what to change, and counts the billed call', async () => {
+    const month = async () => Number((await h.db.selectFrom('model_usage_monthly').select((eb) => eb.fn.sum<string>('output_tokens').as('out')).where('tenant_id', '=', DEFAULT_TENANT_ID).executeTakeFirst())?.out ?? 0);
+    const before = await month();
+    vlm.seen.length = 0;
+    vlm.handle(cutOffAnswer);
+    const res = await upload(h, member, AZURE, { template_id: templateId });
+    const failed = await waitForJob(h, member, res.body.job_id, ['failed', 'completed', 'needs_review'], 60_000);
+    expect(vlm.seen).toHaveLength(1);
+    expect(failed).toMatchObject({ status: 'failed', failure_code: 'model_error' });
+    expect(failed.failure_message).toMatch(/cut off at the model's output limit.*tokens_per_page/);
+    expect(await month()).toBe(before + 4096);
   });
 });
 

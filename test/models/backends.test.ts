@@ -88,6 +88,46 @@ describe('anthropic (Messages API, @anthropic-ai/sdk)', () => {
   });
 });
 
+describe('an answer cut off at the output limit (max_tokens)', () => {
+  // The tool call parses, but holds only what was written before the limit: the rest of the values are missing.
+  const partial = { invoice_number: 'INV-42' };
+
+  it('anthropic: is not taken for the answer; the failure says it was cut off and carries what it was billed', async () => {
+    server.handle(() => ({
+      body: {
+        id: 'msg_02', type: 'message', role: 'assistant', model: 'claude-test-20260101',
+        content: [{ type: 'tool_use', id: 'toolu_02', name: 'record_extraction', input: partial }],
+        stop_reason: 'max_tokens', stop_sequence: null, usage: { input_tokens: 1500, output_tokens: 8192 },
+      },
+    }));
+    const err = await createModelClient(endpoint({ backend: 'anthropic', credentials: { api_key: 'sk-ant-test-123' } }), guard).extract(request).catch((e) => e);
+    expect(err).toBeInstanceOf(ModelCallError);
+    expect(err.status).toBe(200);
+    expect(err.detail).toMatch(/cut off at the model's output limit \(8192 tokens\)/);
+    expect(err.answered).toEqual({ usage: { input_tokens: 1500, output_tokens: 8192 }, truncated: true });
+  });
+
+  it('bedrock: the same for stopReason max_tokens', async () => {
+    server.handle(() => ({
+      body: { output: { message: { role: 'assistant', content: [{ toolUse: { toolUseId: 't', name: 'record_extraction', input: partial } }] } }, stopReason: 'max_tokens', usage: { inputTokens: 1600, outputTokens: 8192, totalTokens: 9792 }, metrics: { latencyMs: 5 } },
+    }));
+    const credentials = { access_key_id: 'AKIDEXAMPLETEST', secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
+    const err = await createModelClient(endpoint({ backend: 'bedrock', aws_region: 'eu-west-1', credentials }), guard).extract(request).catch((e) => e);
+    expect(err).toBeInstanceOf(ModelCallError);
+    expect(err.answered).toEqual({ usage: { input_tokens: 1600, output_tokens: 8192 }, truncated: true });
+  });
+
+  it('custom_url: an unusable answer (a refusal without content) still reports what it was billed', async () => {
+    server.handle(() => ({
+      body: { id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 900, completion_tokens: 12, total_tokens: 912 } },
+    }));
+    const err = await createModelClient(endpoint({ base_url: `${server.url}/v1` }), guard).extract(request).catch((e) => e);
+    expect(err).toBeInstanceOf(ModelCallError);
+    expect(err.detail).toMatch(/no message content \(refused: I cannot help with that\.\)/);
+    expect(err.answered).toEqual({ usage: { input_tokens: 900, output_tokens: 12 }, truncated: false });
+  });
+});
+
 describe('bedrock (Converse API, @aws-sdk/client-bedrock-runtime)', () => {
   const credentials = { access_key_id: 'AKIDEXAMPLETEST', secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
 

@@ -9,7 +9,7 @@ import { assertOutboundAllowed, guardedLookup } from '../../lib/ssrf-guard.js';
 import { MAX_OUTPUT_TOKENS } from './anthropic.js';
 import { AttemptFailure, retryAfterMs, withRetries } from './retry.js';
 import { attemptFailureOf, blockedCause, oneLine } from './sdk-errors.js';
-import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, answerToolOf } from './types.js';
+import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, answerToolOf, cutOff } from './types.js';
 
 interface AwsServiceError {
   name: string;
@@ -54,9 +54,12 @@ export function bedrockClient({ endpoint, guard }: BackendContext): ModelClient 
         }),
         { abortSignal: request.signal as never },
       );
+      const usage = { input_tokens: answer.usage?.inputTokens ?? 0, output_tokens: answer.usage?.outputTokens ?? 0 };
+      // A tool call cut off at maxTokens still parses, holding the values written so far.
+      if (answer.stopReason === 'max_tokens' || answer.stopReason === 'model_context_window_exceeded') throw cutOff(MAX_OUTPUT_TOKENS, usage);
       const call = answer.output?.message?.content?.find((block) => block.toolUse?.name === tool.name)?.toolUse;
-      if (!call) throw new ModelAnswerError(`the answer has no ${tool.name} tool call (stopReason ${answer.stopReason})`);
-      return { json: call.input, usage: { input_tokens: answer.usage?.inputTokens ?? 0, output_tokens: answer.usage?.outputTokens ?? 0 }, model: endpoint.model };
+      if (!call) throw new ModelAnswerError(`the answer has no ${tool.name} tool call (stopReason ${answer.stopReason})`, usage);
+      return { json: call.input, usage, model: endpoint.model };
     } catch (err) {
       throw awsFailure(err, request.signal);
     }

@@ -4,8 +4,8 @@
 import OpenAI from 'openai';
 import { createGuardedFetch } from '../../lib/ssrf-guard.js';
 import { withRetries } from './retry.js';
-import { attemptFailureOf } from './sdk-errors.js';
-import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, answerToolOf, base64, parseJsonAnswer } from './types.js';
+import { attemptFailureOf, oneLine } from './sdk-errors.js';
+import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, answerToolOf, base64, cutOff, parseJsonAnswer } from './types.js';
 
 export function customUrlClient({ endpoint, guard }: BackendContext): ModelClient {
   if (!endpoint.base_url) throw new Error(`${endpoint.label}: custom_url needs a base_url`);
@@ -43,13 +43,12 @@ export function customUrlClient({ endpoint, guard }: BackendContext): ModelClien
         },
         { signal: request.signal },
       );
-      const text = completion.choices[0]?.message?.content;
-      if (typeof text !== 'string') throw new ModelAnswerError('the answer has no message content');
-      return {
-        json: parseJsonAnswer(text),
-        usage: { input_tokens: completion.usage?.prompt_tokens ?? 0, output_tokens: completion.usage?.completion_tokens ?? 0 },
-        model: completion.model || endpoint.model,
-      };
+      const usage = { input_tokens: completion.usage?.prompt_tokens ?? 0, output_tokens: completion.usage?.completion_tokens ?? 0 };
+      const choice = completion.choices[0];
+      if (choice?.finish_reason === 'length') throw cutOff(null, usage);
+      const text = choice?.message?.content;
+      if (typeof text !== 'string') throw new ModelAnswerError(`the answer has no message content${choice?.message?.refusal ? ` (refused: ${oneLine(choice.message.refusal)})` : ''}`, usage);
+      return { json: parseJsonAnswer(text, usage), usage, model: completion.model || endpoint.model };
     } catch (err) {
       throw attemptFailureOf(err, request.signal);
     }

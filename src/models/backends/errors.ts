@@ -1,6 +1,7 @@
 // A model call that kept failing, after every retry: the job fails with `model_error`, naming the
 // endpoint, what went wrong and what to do about it.
 import { PipelineFailure } from '../../queue/pipeline-pool.js';
+import type { ModelUsage } from './types.js';
 
 /**
  * Text with the endpoint's credential values blanked out. Providers echo a rejected key in their
@@ -20,15 +21,19 @@ export class ModelCallError extends Error {
     readonly status: number | null,
     readonly detail: string,
     readonly attempts: number,
+    /** An answer that came but could not be used: what it was billed, and whether it was cut off at the output limit. */
+    readonly answered: { usage: ModelUsage | null; truncated: boolean } | null = null,
   ) {
     super(`${label}: ${status ? `HTTP ${status}` : 'no answer'} (${detail}) after ${attempts} attempt${attempts === 1 ? '' : 's'}`);
   }
 
   /** The job failure: never retried by the queue on its own; the job's retry runs it again. */
   toPipelineFailure(): PipelineFailure {
-    return new PipelineFailure('model_error', `The ${this.label} failed: ${this.status ? `HTTP ${this.status}` : 'no answer'} (${this.detail}) after ${this.attempts} attempt${this.attempts === 1 ? '' : 's'}. ${advice(this.status)}`, false);
+    return new PipelineFailure('model_error', `The ${this.label} failed: ${this.status ? `HTTP ${this.status}` : 'no answer'} (${this.detail}) after ${this.attempts} attempt${this.attempts === 1 ? '' : 's'}. ${this.answered?.truncated ? TRUNCATED_ADVICE : advice(this.status)}`, false);
   }
 }
+
+const TRUNCATED_ADVICE = 'A single page asked for more than the model may answer at once; lower prompt_budget_policy.tokens_per_page or use a model with a larger output limit, then retry the job.';
 
 function advice(status: number | null): string {
   if (status !== null && status < 300) return 'The model answered, but not with the structured output asked for; check that the model supports images and JSON-schema output or tool use, then retry the job.';

@@ -58,16 +58,30 @@ export const answerToolOf = (request: ModelRequest): AnswerTool => request.answe
 
 export const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 
-/** Reads a JSON object out of a model's text answer (tolerating a ```json fence around it). */
-export function parseJsonAnswer(text: string): unknown {
+/** Reads a JSON object out of a model's text answer (tolerating a ```json fence around it); `usage` is what the answer cost. */
+export function parseJsonAnswer(text: string, usage: ModelUsage | null = null): unknown {
   const trimmed = text.trim();
   const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/i.exec(trimmed);
   try {
     return JSON.parse(fenced ? fenced[1]! : trimmed);
   } catch {
-    throw new ModelAnswerError(`the model's answer is not JSON (starts with ${JSON.stringify(trimmed.slice(0, 60))})`);
+    throw new ModelAnswerError(`the model's answer is not JSON (starts with ${JSON.stringify(trimmed.slice(0, 60))})`, usage);
   }
 }
 
-/** The model answered, but not with something usable (no tool call, not JSON). */
-export class ModelAnswerError extends Error {}
+/** The model answered, but not with something usable (no tool call, not JSON, cut off). */
+export class ModelAnswerError extends Error {
+  constructor(
+    message: string,
+    /** What the unusable answer was billed: it counts toward the job's and the month's usage. */
+    readonly usage: ModelUsage | null = null,
+    /** The answer stopped at the output token limit: what it holds may be missing values. */
+    readonly truncated = false,
+  ) {
+    super(message);
+  }
+}
+
+/** The answer stopped at the output limit: never read as if it were whole (a cut-off list loses its last items). */
+export const cutOff = (limit: number | null, usage: ModelUsage) =>
+  new ModelAnswerError(`the answer was cut off at the model's output limit${limit ? ` (${limit} tokens)` : ''}`, usage, true);

@@ -6,7 +6,7 @@ import { JWT } from 'google-auth-library';
 import { createGuardedFetch } from '../../lib/ssrf-guard.js';
 import { AttemptFailure, retryAfterMs, withRetries } from './retry.js';
 import { attemptFailureOf, oneLine } from './sdk-errors.js';
-import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, base64, parseJsonAnswer } from './types.js';
+import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, base64, cutOff, parseJsonAnswer } from './types.js';
 import { toVertexSchema } from './vertex-schema.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -109,13 +109,11 @@ export function vertexClient(context: BackendContext): ModelClient {
       throw new AttemptFailure(response.status, oneLine(text || response.statusText), retryAfterMs(response.headers.get('retry-after')));
     }
     const answer = (await response.json()) as GenerateContentAnswer;
+    const usage = { input_tokens: answer.usageMetadata?.promptTokenCount ?? 0, output_tokens: answer.usageMetadata?.candidatesTokenCount ?? 0 };
+    if (answer.candidates?.[0]?.finishReason === 'MAX_TOKENS') throw cutOff(null, usage);
     const text = answer.candidates?.[0]?.content?.parts?.map((p) => p.text ?? '').join('');
-    if (!text) throw new ModelAnswerError(`the answer has no text (finishReason ${answer.candidates?.[0]?.finishReason ?? 'none'})`);
-    return {
-      json: parseJsonAnswer(text),
-      usage: { input_tokens: answer.usageMetadata?.promptTokenCount ?? 0, output_tokens: answer.usageMetadata?.candidatesTokenCount ?? 0 },
-      model: answer.modelVersion ?? endpoint.model,
-    };
+    if (!text) throw new ModelAnswerError(`the answer has no text (finishReason ${answer.candidates?.[0]?.finishReason ?? 'none'})`, usage);
+    return { json: parseJsonAnswer(text, usage), usage, model: answer.modelVersion ?? endpoint.model };
   };
 
   return { endpoint, extract: (request) => withRetries(endpoint, () => once(request), request.signal) };

@@ -132,8 +132,11 @@ export function setPath(data: Record<string, unknown>, path: string, value: unkn
   target[parts[parts.length - 1]!] = value;
 }
 
-/** Schema errors of the rebuilt data, as "path: message" lines. */
-export function schemaProblems(schema: Record<string, unknown>, data: Record<string, unknown>): string[] {
+/**
+ * Schema errors of the rebuilt data, as "path: message" lines. `partial`: the data of some pages
+ * only, where a required value may well be printed on another page (not asked for again).
+ */
+export function schemaProblems(schema: Record<string, unknown>, data: Record<string, unknown>, partial = false): string[] {
   let validate = validators.get(schema);
   if (!validate) {
     try {
@@ -144,5 +147,5 @@ export function schemaProblems(schema: Record<string, unknown>, data: Record<str
     validators.set(schema, validate);
   }
   if (validate(data)) return [];
-  return (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(root)'}: ${e.message ?? 'invalid'}`);
+  return (validate.errors ?? []).filter((e) => !(partial && e.keyword === 'required')).map((e: ErrorObject) => `${e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(root)'}: ${e.message ?? 'invalid'}`);
 }

@@ -135,8 +135,11 @@ async function readChunk(client: ModelClient, prep: Prepared, chunk: PromptPage[
     try {
       answer = await client.extract({ images: pageImages, system: prep.system, prompt: userPrompt(chunk, prep.pageCount, corrections), schema: prep.schema, signal });
     } catch (err) {
-      // An answer that is not JSON at all (small local models do that) gets the same second chance.
-      if (!(err instanceof ModelCallError && err.status === 200 && round === 0)) throw err;
+      // An unusable answer was billed all the same.
+      if (err instanceof ModelCallError && err.answered?.usage) meter.add(err.answered.usage, client.endpoint.model);
+      // An answer that is not JSON at all (small local models do that) gets the same second chance;
+      // one cut off at the output limit is read again in smaller parts (readPages).
+      if (!(err instanceof ModelCallError && err.status === 200 && round === 0 && !err.answered?.truncated)) throw err;
       corrections = [`${err.detail}; answer with one JSON object only`];
       meter.corrections++;
       continue;
@@ -148,7 +151,7 @@ async function readChunk(client: ModelClient, prep: Prepared, chunk: PromptPage[
     const planned = prep.planning ? (answer.json as { evidence_pages?: unknown }).evidence_pages : null;
     if (Array.isArray(planned)) for (const e of planned) if (e && typeof e.field === 'string' && Number.isInteger(e.page)) pages.set(e.field, e.page);
     reading = { read, pages };
-    const problems = [...read.problems, ...schemaProblems(prep.templateSchema, buildData(prep.fields, read))];
+    const problems = [...read.problems, ...schemaProblems(prep.templateSchema, buildData(prep.fields, read), chunk.length < prep.pageCount)];
     if (!problems.length || round === 1) break;
     corrections = problems.slice(0, 20);
     meter.corrections++;
@@ -157,11 +160,25 @@ async function readChunk(client: ModelClient, prep: Prepared, chunk: PromptPage[
   return reading;
 }
 
+/**
+ * One chunk's readings: an answer cut off at the model's output limit would silently lose the
+ * values it did not reach (a long list's last items), so the chunk is read again as two halves.
+ */
+async function readPages(client: ModelClient, prep: Prepared, chunk: PromptPage[], input: ModelExtractionInput, sendImages: boolean, meter: UsageMeter): Promise<Reading[]> {
+  try {
+    return [await readChunk(client, prep, chunk, input.images, sendImages, meter, input.signal)];
+  } catch (err) {
+    if (!(err instanceof ModelCallError && err.answered?.truncated && chunk.length > 1)) throw err;
+    const half = Math.ceil(chunk.length / 2);
+    return [...(await readPages(client, prep, chunk.slice(0, half), input, sendImages, meter)), ...(await readPages(client, prep, chunk.slice(half), input, sendImages, meter))];
+  }
+}
+
 /** All chunks through one model, merged into one reading. */
 async function readDocument(client: ModelClient, prep: Prepared, input: ModelExtractionInput, grounder: Grounder, meter: UsageMeter): Promise<Reading> {
   const sendImages = budgetOf(input.policy.prompt_budget_policy).sendPageImages;
   const readings: Reading[] = [];
-  for (const chunk of prep.chunks) readings.push(await readChunk(client, prep, chunk, input.images, sendImages, meter, input.signal));
+  for (const chunk of prep.chunks) readings.push(...(await readPages(client, prep, chunk, input, sendImages, meter)));
   if (readings.length === 1) return readings[0]!;
   return mergeReadings(prep.fields, readings, input.policy.extraction_chunk_merge_strategy ?? 'field_aware', grounder);
 }
