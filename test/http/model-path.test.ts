@@ -181,6 +181,19 @@ describe('extraction through a vlm endpoint (custom_url, OpenAI-compatible)', ()
     expect(job.result.engine.extraction).toMatchObject({ calls: 2, input_tokens: 4800, output_tokens: 180, corrections: 1 });
   });
 
+  it('reads an answer of JSON null as no values (asked once more), never as a failure of Quire', async () => {
+    vlm.seen.length = 0;
+    vlm.handle((req) => {
+      const empty = completion(req, {});
+      (empty.body as any).choices[0].message.content = 'null';
+      return empty;
+    });
+    const job = await processInvoice();
+    expect(vlm.seen).toHaveLength(2);
+    expect(job.status, JSON.stringify(job.failure_message)).toBe('needs_review');
+    expect(job.result.extraction.review_reasons).toEqual(expect.arrayContaining(['low_confidence:invoice_number', 'low_confidence:total']));
+  });
+
   it('retries a 429 (honouring Retry-After) and completes', async () => {
     vlm.seen.length = 0;
     let n = 0;

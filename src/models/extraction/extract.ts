@@ -148,7 +148,7 @@ async function readChunk(client: ModelClient, prep: Prepared, chunk: PromptPage[
     const values = prep.planning && answer.json && typeof answer.json === 'object' && 'values' in answer.json ? (answer.json as { values: unknown }).values : answer.json;
     const read = readAnswer(prep.fields, values, prep.dates);
     const pages = new Map<string, number>();
-    const planned = prep.planning ? (answer.json as { evidence_pages?: unknown }).evidence_pages : null;
+    const planned = prep.planning && answer.json && typeof answer.json === 'object' ? (answer.json as { evidence_pages?: unknown }).evidence_pages : null;
     if (Array.isArray(planned)) for (const e of planned) if (e && typeof e.field === 'string' && Number.isInteger(e.page)) pages.set(e.field, e.page);
     reading = { read, pages };
     const problems = [...read.problems, ...schemaProblems(prep.templateSchema, buildData(prep.fields, read), chunk.length < prep.pageCount)];
