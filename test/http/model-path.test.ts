@@ -194,6 +194,27 @@ describe('extraction through a vlm endpoint (custom_url, OpenAI-compatible)', ()
     expect(job.result.extraction.review_reasons).toEqual(expect.arrayContaining(['low_confidence:invoice_number', 'low_confidence:total']));
   });
 
+  it('drops what still does not fit after the second chance, and sends the job to review for it', async () => {
+    const strict = await call('POST', '/v1/templates', admin, {
+      name: 'invoice-strict',
+      json_schema: { ...SCHEMA, properties: { ...SCHEMA.properties, invoice_number: { type: 'string', pattern: '^INV/\\d{4}/\\d{2}/\\d{4}$' } }, required: [] },
+    });
+    expect(strict.status, JSON.stringify(strict.body)).toBe(201);
+    vlm.seen.length = 0;
+    // Both answers: an invoice number the schema's pattern refuses (though printed inside the real one), and a total that is no number.
+    vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null, invoice_number: '2023/03/0008', total: 'about three hundred' }));
+    const job = await processInvoice(member, strict.body.id);
+    expect(vlm.seen).toHaveLength(2);
+    expect(job.status).toBe('needs_review');
+    const x = job.result.extraction;
+    expect(x.data).not.toHaveProperty('invoice_number');
+    expect(x.data).not.toHaveProperty('total');
+    expect(x.fields.invoice_number).toEqual({ value: null, confidence: 0, evidence: [] });
+    expect(x.fields.total).toEqual({ value: null, confidence: 0, evidence: [] });
+    expect(x.review_reasons).toEqual(expect.arrayContaining(['low_confidence:invoice_number', 'low_confidence:total']));
+    expect(x.data.issue_date).toBe(TRUTH.date);
+  });
+
   it('retries a 429 (honouring Retry-After) and completes', async () => {
     vlm.seen.length = 0;
     let n = 0;

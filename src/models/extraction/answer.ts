@@ -23,6 +23,8 @@ export interface ReadAnswer {
   itemCounts: Map<string, number>;
   /** What did not fit the template, in words the model can act on. */
   problems: string[];
+  /** Paths the model gave a value for that did not fit (dropped from `values`). */
+  rejected: Set<string>;
 }
 
 const TRUE = /^(?:yes|y|true|ja|oui|si|x|1)$/i;
@@ -82,16 +84,22 @@ export function readAnswer(fields: FieldSpec[], answer: unknown, dates: AnswerDa
   const values: FlatAnswer = new Map();
   const itemCounts = new Map<string, number>();
   const problems: string[] = [];
+  const rejected = new Set<string>();
   const take = (path: string, spec: Pick<FieldSpec, 'type' | 'format' | 'enum'>, raw: unknown) => {
     const out = coerceValue(spec, raw, dates);
-    if ('error' in out) problems.push(`${path}: ${out.error}`);
-    else if (out.value !== null) values.set(path, out.value);
+    if ('error' in out) {
+      problems.push(`${path}: ${out.error}`);
+      rejected.add(path);
+    } else if (out.value !== null) values.set(path, out.value);
   };
   for (const field of fields) {
     const raw = get(answer, field.path);
     if (field.kind === 'scalar') take(field.path, field, raw);
     else if (raw === undefined || raw === null) itemCounts.set(field.path, 0);
-    else if (!Array.isArray(raw)) problems.push(`${field.path}: expected a list`);
+    else if (!Array.isArray(raw)) {
+      problems.push(`${field.path}: expected a list`);
+      rejected.add(field.path);
+    }
     else if (field.kind === 'array_of_scalars') raw.forEach((item, i) => take(`${field.path}[${i}]`, field, item));
     else {
       itemCounts.set(field.path, raw.length);
@@ -100,7 +108,7 @@ export function readAnswer(fields: FieldSpec[], answer: unknown, dates: AnswerDa
       });
     }
   }
-  return { values, itemCounts, problems };
+  return { values, itemCounts, problems, rejected };
 }
 
 /** The template's data object rebuilt from flat values (what the job result's `extraction.data` holds). */
@@ -132,11 +140,8 @@ export function setPath(data: Record<string, unknown>, path: string, value: unkn
   target[parts[parts.length - 1]!] = value;
 }
 
-/**
- * Schema errors of the rebuilt data, as "path: message" lines. `partial`: the data of some pages
- * only, where a required value may well be printed on another page (not asked for again).
- */
-export function schemaProblems(schema: Record<string, unknown>, data: Record<string, unknown>, partial = false): string[] {
+/** ajv's errors for the rebuilt data (none when the schema cannot be compiled: the field walk is the check). */
+function schemaErrors(schema: Record<string, unknown>, data: Record<string, unknown>): ErrorObject[] {
   let validate = validators.get(schema);
   if (!validate) {
     try {
@@ -146,6 +151,21 @@ export function schemaProblems(schema: Record<string, unknown>, data: Record<str
     }
     validators.set(schema, validate);
   }
-  if (validate(data)) return [];
-  return (validate.errors ?? []).filter((e) => !(partial && e.keyword === 'required')).map((e: ErrorObject) => `${e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(root)'}: ${e.message ?? 'invalid'}`);
+  return validate(data) ? [] : [...(validate.errors ?? [])];
+}
+
+/**
+ * Schema errors of the rebuilt data, as "path: message" lines. `partial`: the data of some pages
+ * only, where a required value may well be printed on another page (not asked for again).
+ */
+export function schemaProblems(schema: Record<string, unknown>, data: Record<string, unknown>, partial = false): string[] {
+  return schemaErrors(schema, data)
+    .filter((e) => !(partial && e.keyword === 'required'))
+    .map((e) => `${e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(root)'}: ${e.message ?? 'invalid'}`);
+}
+
+/** The flat value paths ("lines[0].amount", "tags[1]") whose values the template's schema refuses in the rebuilt data. */
+export function schemaRefused(schema: Record<string, unknown>, data: Record<string, unknown>, values: FlatAnswer): string[] {
+  const paths = schemaErrors(schema, data).map((e) => e.instancePath.split('/').slice(1).reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), ''));
+  return [...new Set(paths)].filter((p) => values.has(p));
 }

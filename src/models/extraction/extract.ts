@@ -15,7 +15,7 @@ import { type PostProcessing, postProcess } from '../../pipeline/extract/postpro
 import type { ModelPrice } from '../endpoint-config.js';
 import { ModelCallError } from '../backends/errors.js';
 import type { ModelAnswer, ModelClient, PageImage } from '../backends/types.js';
-import { type AnswerDates, type ReadAnswer, buildData, readAnswer, schemaProblems } from './answer.js';
+import { type AnswerDates, type ReadAnswer, buildData, readAnswer, schemaProblems, schemaRefused } from './answer.js';
 import { budgetOf, chunkByBudget } from './budget.js';
 import { Grounder } from './grounding.js';
 import { type PromptPage, answerSchema, promptPages, systemPrompt, userPrompt } from './prompt.js';
@@ -157,6 +157,11 @@ async function readChunk(client: ModelClient, prep: Prepared, chunk: PromptPage[
     meter.corrections++;
   }
   if (!reading) throw new ModelCallError(client.endpoint.label, 200, 'no usable answer in two attempts', 2);
+  // What the template's schema still refuses after the second chance is dropped, never kept as if it fit.
+  for (const path of schemaRefused(prep.templateSchema, buildData(prep.fields, reading.read), reading.read.values)) {
+    reading.read.values.delete(path);
+    reading.read.rejected.add(path);
+  }
   return reading;
 }
 
@@ -191,8 +196,10 @@ export function mergeReadings(fields: FieldSpec[], readings: Reading[], strategy
   const values = new Map<string, unknown>();
   const itemCounts = new Map<string, number>();
   const pages = new Map<string, number>();
+  const rejected = new Set<string>();
   for (const field of fields) {
     if (field.kind === 'scalar') {
+      if (readings.some((r) => r.read.rejected.has(field.path))) rejected.add(field.path);
       const found = readings.filter((r) => r.read.values.has(field.path));
       let chosen = found[found.length - 1];
       if (strategy === 'field_aware' && found.length > 1) {
@@ -212,6 +219,11 @@ export function mergeReadings(fields: FieldSpec[], readings: Reading[], strategy
     for (const r of readings) {
       const prefix = `${field.path}[`;
       let count = field.kind === 'array_of_objects' ? (r.read.itemCounts.get(field.path) ?? 0) : 0;
+      if (r.read.rejected.has(field.path)) rejected.add(field.path);
+      for (const path of r.read.rejected) {
+        const m = path.startsWith(prefix) ? /^\[(\d+)\](.*)$/.exec(path.slice(field.path.length)) : null;
+        if (m) rejected.add(`${field.path}[${Number(m[1]) + offset}]${m[2]}`);
+      }
       for (const [path, value] of r.read.values) {
         if (!path.startsWith(prefix)) continue;
         const m = /^\[(\d+)\](.*)$/.exec(path.slice(field.path.length));
@@ -236,7 +248,9 @@ export function mergeReadings(fields: FieldSpec[], readings: Reading[], strategy
     own.forEach(([p]) => values.delete(p));
     own.forEach(([, v], i) => values.set(`${field.path}[${i}]`, v));
   }
-  return { read: { values, itemCounts, problems: [] }, pages };
+  // A value one chunk's answer got wrong and another's gave stands.
+  for (const path of rejected) if (values.has(path)) rejected.delete(path);
+  return { read: { values, itemCounts, problems: [], rejected }, pages };
 }
 
 export async function runModelExtraction(input: ModelExtractionInput): Promise<ModelExtractionOutput> {
@@ -307,6 +321,11 @@ export async function runModelExtraction(input: ModelExtractionInput): Promise<M
     } else if (field.kind !== 'scalar' && field.required && ![...reading.read.values.keys()].some((p) => p.startsWith(`${field.path}[`))) {
       confidences[field.path] = 0;
     }
+  }
+  // A value the model gave that did not fit the template (after its second chance) was dropped: a person supplies it.
+  for (const path of reading.read.rejected) {
+    fieldResults[path] = { value: null, confidence: 0, evidence: [] };
+    confidences[path] = 0;
   }
 
   const data = finishData(prep.fields, buildData(prep.fields, reading.read), template, policy, fieldResults, confidences);
