@@ -301,6 +301,34 @@ describe('an answer cut off at the output limit', () => {
   });
 });
 
+describe('line items', () => {
+  it('ground each cell on its own item\'s row, though the same number is printed on other rows', async () => {
+    const t = await call('POST', '/v1/templates', admin, {
+      name: 'invoice-items',
+      json_schema: { type: 'object', properties: { lines: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, qty: { type: 'number' }, amount: { type: 'number' } } } } } },
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(201);
+    const lines = [{ description: 'Office chair', qty: 1, amount: 50 }, { description: 'Standing desk', qty: 1, amount: 120 }, { description: 'Desk lamp', qty: 2, amount: 50 }];
+    vlm.handle((req) => completion(req, { lines }));
+    const bytes = await buildPdf([
+      { text: ['Northwind Traders GmbH', 'Invoice INV-88', 'Description\tQty\tPrice\tAmount', 'Office chair\t1\t50.00\t50.00', 'Standing desk\t1\t120.00\t120.00', 'Desk lamp\t2\t25.00\t50.00', 'Total\t\t\t220.00'], columns: [72, 250, 330, 420] },
+    ]);
+    const res = await upload(h, member, { name: 'items.pdf', bytes }, { template_id: t.body.id });
+    await waitForJob(h, member, res.body.job_id, undefined, 60_000);
+    const fields = (await call('GET', `/v1/documents/${res.body.job_id}`, member)).body.result.extraction.fields;
+    const middle = (e: { bbox: number[] }) => (e.bbox[1]! + e.bbox[3]!) / 2;
+    lines.forEach((line, i) => {
+      const row = fields[`lines[${i}].description`].evidence[0];
+      expect(row.text).toBe(line.description);
+      for (const key of ['qty', 'amount']) {
+        const cell = fields[`lines[${i}].${key}`];
+        expect(cell.evidence, `lines[${i}].${key}`).toHaveLength(1);
+        expect(Math.abs(middle(cell.evidence[0]) - middle(row)), `lines[${i}].${key}`).toBeLessThan(3);
+      }
+    });
+  });
+});
+
 describe('re-extraction', () => {
   it('sends the page images stored by the first run', async () => {
     vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null }));

@@ -284,9 +284,10 @@ export async function runModelExtraction(input: ModelExtractionInput): Promise<M
   let groundedCount = 0;
   let agreed = 0;
   const embeddedAgreement = agreementOf(Object.fromEntries([...reading.read.values].map(([p, value]) => [p, { value }])), embedded.extraction.fields);
+  const rows = itemRows(prep.fields, reading, grounder);
   for (const [path, value] of reading.read.values) {
     const spec = specOf(prep.fields, path);
-    const grounded = grounder.ground(value, spec?.type ?? 'string', reading.pages.get(path) ?? null);
+    const grounded = grounder.ground(value, spec?.type ?? 'string', reading.pages.get(path) ?? null, rows.get(ITEM_CELL.exec(path)?.[1] ?? '') ?? null);
     const agrees = embeddedAgreement[path] === 1;
     if (agrees) agreed++;
     let evidence: Evidence[] = [];
@@ -368,6 +369,31 @@ export async function runModelExtraction(input: ModelExtractionInput): Promise<M
     },
     judge,
   };
+}
+
+/** A line item's cell path ("lines[2].qty"), with its item ("lines[2]"). */
+const ITEM_CELL = /^(.+\[\d+\])\.[^.[\]]+$/;
+
+/**
+ * Where each line item is printed: the place of its most distinctive cell (the one printed in the
+ * fewest places, a description rather than a quantity), so its other cells are grounded on its row.
+ */
+function itemRows(fields: FieldSpec[], reading: Reading, grounder: Grounder): Map<string, Evidence> {
+  const best = new Map<string, { places: number; length: number; path: string; value: unknown }>();
+  for (const [path, value] of reading.read.values) {
+    const item = ITEM_CELL.exec(path)?.[1];
+    if (!item) continue;
+    const places = grounder.matches(value, specOf(fields, path)?.type ?? 'string').length;
+    const length = String(value).length;
+    const current = best.get(item);
+    if (places && (!current || places < current.places || (places === current.places && length > current.length))) best.set(item, { places, length, path, value });
+  }
+  const rows = new Map<string, Evidence>();
+  for (const [item, cell] of best) {
+    const at = grounder.ground(cell.value, specOf(fields, cell.path)?.type ?? 'string', reading.pages.get(cell.path) ?? null);
+    if (at) rows.set(item, at.evidence);
+  }
+  return rows;
 }
 
 function specOf(fields: FieldSpec[], path: string): Pick<FieldSpec, 'type'> | undefined {

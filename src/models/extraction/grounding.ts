@@ -49,6 +49,12 @@ function evidenceOf(parts: { line: TextLine; start: number; end: number }[]): Ev
   return { page: parts[0]!.line.page, bbox: round(unionBox(boxes.length ? boxes : parts.map((p) => p.line.bbox))), text: parts.map((p) => p.line.text.slice(p.start, p.end)).join(' ') };
 }
 
+/** How far apart two pieces of evidence are vertically: their centres on the same page, else a page apart. */
+function rowDistance(a: Evidence, b: Evidence): number {
+  if (a.page !== b.page) return 1e6 * (1 + Math.abs(a.page - b.page));
+  return Math.abs((a.bbox[1] + a.bbox[3]) / 2 - (b.bbox[1] + b.bbox[3]) / 2);
+}
+
 /** Letters and digits only, folded: "INV-0042 / A" → "inv0042a". */
 export const squashed = (s: string) => fold(s).replace(/[^\p{L}\p{N}]+/gu, '');
 
@@ -88,9 +94,31 @@ export class Grounder {
     }
   }
 
-  /** Where `value` is printed; `page` (the model's own word on it) is preferred among equal matches. */
-  ground(value: unknown, type: string, page: number | null = null): Grounded | null {
-    if (value === null || value === undefined || typeof value === 'boolean') return null;
+  /**
+   * Where `value` is printed; `page` (the model's own word on it) is preferred among equal matches,
+   * and so, with `near` (a line item's other cell), is the match closest to that row: an item's
+   * quantity "1" is the one on its own row, not the first "1" of the table.
+   */
+  ground(value: unknown, type: string, page: number | null = null, near: Evidence | null = null): Grounded | null {
+    let best: Grounded | null = null;
+    let bestRank = -1;
+    let bestDistance = Infinity;
+    for (const c of this.matches(value, type)) {
+      const rank = c.score + (page !== null && c.evidence.page === page ? 0.05 : 0);
+      const distance = near ? rowDistance(c.evidence, near) : 0;
+      // With a row to be near, matches as good as each other (within a little OCR noise) are told apart by their distance to it.
+      if (near ? rank > bestRank + 0.02 || (rank >= bestRank - 0.02 && distance < bestDistance) : rank > bestRank) {
+        best = c;
+        bestRank = Math.max(rank, bestRank);
+        bestDistance = distance;
+      }
+    }
+    return best;
+  }
+
+  /** Every place `value` is printed, each with how closely the words match it. */
+  matches(value: unknown, type: string): Grounded[] {
+    if (value === null || value === undefined || typeof value === 'boolean') return [];
     const candidates: Grounded[] = [];
     if (typeof value === 'number') candidates.push(...this.numberHits(value));
     else {
@@ -102,16 +130,7 @@ export class Grounder {
         if (n !== null) candidates.push(...this.numberHits(n));
       }
     }
-    let best: Grounded | null = null;
-    let bestRank = -1;
-    for (const c of candidates) {
-      const rank = c.score + (page !== null && c.evidence.page === page ? 0.05 : 0);
-      if (rank > bestRank) {
-        best = c;
-        bestRank = rank;
-      }
-    }
-    return best;
+    return candidates;
   }
 
   private numberHits(target: number): Grounded[] {
