@@ -64,6 +64,14 @@ describe('grounding', () => {
     expect(amounts.ground(209.84, 'number')!.evidence.text).toBe('2O9.84');
   });
 
+  it('does not take another number for the value: one digit more, less or different is not OCR noise', () => {
+    const g = new Grounder(textLines(azure));
+    expect(TRUTH.invoice_number).toBe('INV/2023/03/0008');
+    for (const invented of ['INV/2023/03/0009', 'INV/2023/03/00081', 'INV/2023/03/008', 'INV/2024/03/0008']) expect(g.ground(invented, 'string'), invented).toBeNull();
+    // A letter misread among the digits still matches.
+    expect(new Grounder(textLines(misread(azure, '2023/03/0008', '2O23/03/0008'))).ground(TRUTH.invoice_number, 'string')).not.toBeNull();
+  });
+
   it('prefers the page the model named among equal matches', () => {
     const g = new Grounder(textLines(azure));
     expect(g.ground(TRUTH.invoice_number, 'string', 1)!.evidence.page).toBe(1);

@@ -55,6 +55,13 @@ function rowDistance(a: Evidence, b: Evidence): number {
   return Math.abs((a.bbox[1] + a.bbox[3]) / 2 - (b.bbox[1] + b.bbox[3]) / 2);
 }
 
+// A letter OCR reads for a digit, counted as that digit where it stands next to one ("0O08").
+const FOLDED_LOOKALIKES = /(?<=\d)[olisb]|[olisb](?=\d)/g;
+const FOLDED_DIGIT: Record<string, string> = { o: '0', l: '1', i: '1', s: '5', b: '8' };
+
+/** The digits of folded text, look-alike letters beside digits read as digits: "inv0o08" → "0008". */
+const digitsOf = (folded: string) => folded.replace(FOLDED_LOOKALIKES, (c) => FOLDED_DIGIT[c] ?? c).replace(/\D+/g, '');
+
 /** Letters and digits only, folded: "INV-0042 / A" → "inv0042a". */
 export const squashed = (s: string) => fold(s).replace(/[^\p{L}\p{N}]+/gu, '');
 
@@ -162,6 +169,9 @@ export class Grounder {
     const target = squashed(text);
     if (!target) return [];
     const fuzzy = target.length >= FUZZY_MIN_LENGTH;
+    // OCR noise blurs letters and turns digits into look-alike letters, but a different digit is a
+    // different value: "INV-0009" is not "INV-0008", nor "INV-00081".
+    const digits = digitsOf(target);
     const out: Grounded[] = [];
     for (const tokens of this.tokensByPage.values()) {
       for (let i = 0; i < tokens.length; i++) {
@@ -174,6 +184,7 @@ export class Grounder {
         while (j < tokens.length && joined.length < target.length) joined += tokens[j++]!.text;
         const score = joined === target ? 1 : fuzzy ? similarity(joined, target) : 0;
         if (score < FUZZY_FLOOR) continue;
+        if (score < 1 && digits && digitsOf(joined) !== digits) continue;
         out.push({ evidence: evidenceOf(this.parts(tokens.slice(i, j))), score: Math.round(score * 1000) / 1000 });
         if (score === 1) i = j - 1;
       }
