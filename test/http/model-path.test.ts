@@ -329,6 +329,23 @@ describe('line items', () => {
   });
 });
 
+describe('a value printed in several places', () => {
+  it('is boxed where the embedded extractor read the same value by its label', async () => {
+    vlm.handle((req) => completion(req, { invoice_number: 'INV-91', total: 220 }));
+    const bytes = await buildPdf([{ text: ['Northwind Traders GmbH', 'Invoice number: INV-91', 'Subtotal: 220.00 EUR', 'VAT 0%: 0.00 EUR', 'Total: 220.00 EUR'] }]);
+    const res = await upload(h, member, { name: 'subtotal-equals-total.pdf', bytes }, { template_id: templateId });
+    await waitForJob(h, member, res.body.job_id, undefined, 60_000);
+    const job = (await call('GET', `/v1/documents/${res.body.job_id}`, member)).body;
+    const total = job.result.extraction.fields.total;
+    expect(total.evidence).toHaveLength(1);
+    // The box is on the "Total" line (the fifth), not on the subtotal's.
+    const lines = job.result.pages?.[0]?.blocks?.flatMap((b: any) => b.lines) ?? job.result.canonical.pages[0].blocks.flatMap((b: any) => b.lines);
+    const totalLine = lines.find((l: any) => l.words.some((w: any) => w.text.startsWith('Total')));
+    const middle = (b: number[]) => (b[1]! + b[3]!) / 2;
+    expect(Math.abs(middle(total.evidence[0].bbox) - middle(totalLine.bbox))).toBeLessThan(3);
+  });
+});
+
 describe('re-extraction', () => {
   it('sends the page images stored by the first run', async () => {
     vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null }));

@@ -287,8 +287,10 @@ export async function runModelExtraction(input: ModelExtractionInput): Promise<M
   const rows = itemRows(prep.fields, reading, grounder);
   for (const [path, value] of reading.read.values) {
     const spec = specOf(prep.fields, path);
-    const grounded = grounder.ground(value, spec?.type ?? 'string', reading.pages.get(path) ?? null, rows.get(ITEM_CELL.exec(path)?.[1] ?? '') ?? null);
     const agrees = embeddedAgreement[path] === 1;
+    // A value printed in several places (a total equal to the subtotal) is boxed where its item's row is, or where the embedded extractor read the same value by its label.
+    const near = rows.get(ITEM_CELL.exec(path)?.[1] ?? '') ?? (agrees ? embedded.extraction.fields[path]?.evidence[0] : null) ?? null;
+    const grounded = grounder.ground(value, spec?.type ?? 'string', reading.pages.get(path) ?? null, near);
     if (agrees) agreed++;
     let evidence: Evidence[] = [];
     let confidence: number;
