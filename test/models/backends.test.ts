@@ -128,6 +128,26 @@ describe('an answer cut off at the output limit (max_tokens)', () => {
   });
 });
 
+describe('an endpoint that answers 200 with a page that is no API answer (a base_url pointing at a web page)', () => {
+  const page = '<!doctype html><html><body>Welcome to nginx!</body></html>';
+
+  it('anthropic, custom_url and vertex fail as a model_error that names the base URL, not as an error of Quire', async () => {
+    for (const backend of ['anthropic', 'custom_url', 'vertex'] as const) {
+      server.handle((req) => (req.url === '/token' ? { body: { access_token: 'ya29.t', expires_in: 3599, token_type: 'Bearer' } } : { headers: { 'content-type': 'text/html' }, body: page }));
+      const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const account = { type: 'service_account', project_id: 'p', private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), client_email: 'q@p.iam.gserviceaccount.com', token_uri: `${server.url}/token` };
+      const config =
+        backend === 'vertex'
+          ? endpoint({ backend, model: 'gemini-test', base_url: `${server.url}/v1`, credentials: { service_account_json: JSON.stringify(account) } })
+          : endpoint({ backend, base_url: `${server.url}/v1`, credentials: { api_key: 'sk-test' } });
+      const err = await createModelClient(config, guard).extract(request).catch((e) => e);
+      expect(err, backend).toBeInstanceOf(ModelCallError);
+      expect(err.status, backend).toBe(200);
+      expect(err.toPipelineFailure().message, backend).toMatch(/not JSON.*base URL/);
+    }
+  });
+});
+
 describe('bedrock (Converse API, @aws-sdk/client-bedrock-runtime)', () => {
   const credentials = { access_key_id: 'AKIDEXAMPLETEST', secret_access_key: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' };
 

@@ -4,7 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { createGuardedFetch } from '../../lib/ssrf-guard.js';
 import { withRetries } from './retry.js';
 import { attemptFailureOf } from './sdk-errors.js';
-import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, answerToolOf, base64, cutOff } from './types.js';
+import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, answerToolOf, base64, cutOff, notAnApiAnswer } from './types.js';
 
 /** Room for the answer: a long invoice's line items fit well within it. */
 export const MAX_OUTPUT_TOKENS = 8192;
@@ -49,7 +49,9 @@ export function anthropicClient(context: BackendContext): ModelClient {
         },
         { signal: request.signal },
       );
-      const usage = { input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens };
+      // The SDK hands back a body that is not JSON as it came (a web page at the base URL).
+      if (!message || typeof message !== 'object' || !Array.isArray(message.content)) throw notAnApiAnswer(message);
+      const usage = { input_tokens: message.usage?.input_tokens ?? 0, output_tokens: message.usage?.output_tokens ?? 0 };
       // A tool call cut off at max_tokens still parses, holding the values written so far.
       if (message.stop_reason === 'max_tokens' || (message.stop_reason as string) === 'model_context_window_exceeded') throw cutOff(MAX_OUTPUT_TOKENS, usage);
       const call = message.content.find((block) => block.type === 'tool_use' && block.name === tool.name);

@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { createGuardedFetch } from '../../lib/ssrf-guard.js';
 import { withRetries } from './retry.js';
 import { attemptFailureOf, oneLine } from './sdk-errors.js';
-import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, answerToolOf, base64, cutOff, parseJsonAnswer } from './types.js';
+import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, answerToolOf, base64, cutOff, notAnApiAnswer, parseJsonAnswer } from './types.js';
 
 export function customUrlClient({ endpoint, guard }: BackendContext): ModelClient {
   if (!endpoint.base_url) throw new Error(`${endpoint.label}: custom_url needs a base_url`);
@@ -43,6 +43,8 @@ export function customUrlClient({ endpoint, guard }: BackendContext): ModelClien
         },
         { signal: request.signal },
       );
+      // The SDK hands back a body that is not JSON as it came (a web page at the base URL).
+      if (!completion || typeof completion !== 'object' || !Array.isArray(completion.choices)) throw notAnApiAnswer(completion);
       const usage = { input_tokens: completion.usage?.prompt_tokens ?? 0, output_tokens: completion.usage?.completion_tokens ?? 0 };
       const choice = completion.choices[0];
       if (choice?.finish_reason === 'length') throw cutOff(null, usage);

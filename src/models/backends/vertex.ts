@@ -6,7 +6,7 @@ import { JWT } from 'google-auth-library';
 import { createGuardedFetch } from '../../lib/ssrf-guard.js';
 import { AttemptFailure, retryAfterMs, withRetries } from './retry.js';
 import { attemptFailureOf, oneLine } from './sdk-errors.js';
-import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, base64, cutOff, parseJsonAnswer } from './types.js';
+import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, base64, cutOff, notAnApiAnswer, parseJsonAnswer } from './types.js';
 import { toVertexSchema } from './vertex-schema.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -108,7 +108,14 @@ export function vertexClient(context: BackendContext): ModelClient {
       const text = await response.text().catch(() => '');
       throw new AttemptFailure(response.status, oneLine(text || response.statusText), retryAfterMs(response.headers.get('retry-after')));
     }
-    const answer = (await response.json()) as GenerateContentAnswer;
+    const body = await response.text();
+    let answer: GenerateContentAnswer;
+    try {
+      answer = JSON.parse(body) as GenerateContentAnswer;
+    } catch {
+      throw notAnApiAnswer(body);
+    }
+    if (!answer || typeof answer !== 'object') throw notAnApiAnswer(body);
     const usage = { input_tokens: answer.usageMetadata?.promptTokenCount ?? 0, output_tokens: answer.usageMetadata?.candidatesTokenCount ?? 0 };
     if (answer.candidates?.[0]?.finishReason === 'MAX_TOKENS') throw cutOff(null, usage);
     const text = answer.candidates?.[0]?.content?.parts?.map((p) => p.text ?? '').join('');
