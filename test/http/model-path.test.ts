@@ -346,6 +346,26 @@ describe('a value printed in several places', () => {
   });
 });
 
+describe('send_page_images off', () => {
+  it('sends the text alone, and a page cut to tokens_per_page does not claim an image shows the rest', async () => {
+    await h.seedTenant('text-only');
+    const tenantAdmin = (await h.seedUser('text-only', 'admin')).token!;
+    const policy = await call('PATCH', '/v1/admin/tenant-policy/text-only', tenantAdmin, { prompt_budget_policy: { send_page_images: false, tokens_per_page: 40 } });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+    const t = await call('POST', '/v1/templates', tenantAdmin, { name: 'invoice-text-only', json_schema: SCHEMA });
+    vlm.seen.length = 0;
+    vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null }));
+    await processInvoice(tenantAdmin, t.body.id);
+    expect(vlm.seen.length).toBeGreaterThan(0);
+    for (const sent of vlm.seen) {
+      const parts = sent.json.messages[1].content;
+      expect(parts.some((p: any) => p.type === 'image_url')).toBe(false);
+      expect(parts[0].text).toContain('(text cut here; the rest of this page is not sent)');
+      expect(parts[0].text).not.toContain('page image');
+    }
+  });
+});
+
 describe('re-extraction', () => {
   it('sends the page images stored by the first run', async () => {
     vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null }));

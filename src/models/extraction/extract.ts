@@ -133,7 +133,7 @@ async function readChunk(client: ModelClient, prep: Prepared, chunk: PromptPage[
   for (let round = 0; round < 2; round++) {
     let answer: ModelAnswer;
     try {
-      answer = await client.extract({ images: pageImages, system: prep.system, prompt: userPrompt(chunk, prep.pageCount, corrections), schema: prep.schema, signal });
+      answer = await client.extract({ images: pageImages, system: prep.system, prompt: userPrompt(chunk, prep.pageCount, corrections, sendImages), schema: prep.schema, signal });
     } catch (err) {
       // An unusable answer was billed all the same.
       if (err instanceof ModelCallError && err.answered?.usage) meter.add(err.answered.usage, client.endpoint.model);

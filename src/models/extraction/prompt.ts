@@ -82,14 +82,15 @@ export function promptPages(pages: DocPage[], lines: TextLine[], budget: PromptB
   });
 }
 
-export function userPrompt(chunk: PromptPage[], pageCount: number, corrections: string[] = []): string {
+/** `imagesSent`: whether the page images go with the text (prompt_budget_policy.send_page_images). */
+export function userPrompt(chunk: PromptPage[], pageCount: number, corrections: string[] = [], imagesSent = true): string {
   const first = chunk[0]?.page_number ?? 1;
   const last = chunk[chunk.length - 1]?.page_number ?? first;
   const parts = [
     pageCount > chunk.length ? `Pages ${first} to ${last} of a ${pageCount}-page document (extract what these pages show).` : `A ${pageCount}-page document.`,
     'The text of each page, as read from it:',
   ];
-  for (const page of chunk) parts.push(`--- page ${page.page_number} ---`, page.text || '(no text)', ...(page.cut ? ['(text cut here; the page image shows the rest)'] : []));
+  for (const page of chunk) parts.push(`--- page ${page.page_number} ---`, page.text || '(no text)', ...(page.cut ? [imagesSent ? '(text cut here; the page image shows the rest)' : '(text cut here; the rest of this page is not sent)'] : []));
   if (corrections.length) parts.push('', 'Your previous answer did not fit the schema:', ...corrections.map((c) => `- ${c}`), 'Answer again with these corrected.');
   return parts.join('\n');
 }
