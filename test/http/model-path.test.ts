@@ -366,6 +366,30 @@ describe('send_page_images off', () => {
   });
 });
 
+describe('a yes/no field', () => {
+  it('the embedded extractor read the other way on the page goes to review', async () => {
+    const t = await call('POST', '/v1/templates', admin, {
+      name: 'invoice-paid',
+      json_schema: { type: 'object', properties: { invoice_number: { type: 'string' }, paid: { type: 'boolean', description: 'Whether the invoice is paid' } } },
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(201);
+    const bytes = await buildPdf([{ text: ['Northwind Traders GmbH', 'Invoice number: INV-93', 'Paid: No', 'Total: 80.00 EUR'] }]);
+    const run = async (paid: boolean) => {
+      vlm.handle((req) => completion(req, { invoice_number: 'INV-93', paid }));
+      const res = await upload(h, member, { name: `paid-${paid}.pdf`, bytes }, { template_id: t.body.id });
+      await waitForJob(h, member, res.body.job_id, undefined, 60_000);
+      return (await call('GET', `/v1/documents/${res.body.job_id}`, member)).body;
+    };
+    const contradicted = await run(true);
+    expect(contradicted.result.extraction.fields.paid.confidence).toBeLessThan(0.7);
+    expect(contradicted.status).toBe('needs_review');
+    expect(contradicted.result.extraction.review_reasons).toEqual(['low_confidence:paid']);
+    const agreed = await run(false);
+    expect(agreed.result.extraction.fields.paid.confidence).toBeGreaterThanOrEqual(0.7);
+    expect(agreed.status, JSON.stringify(agreed.result.extraction.review_reasons)).toBe('completed');
+  });
+});
+
 describe('re-extraction', () => {
   it('sends the page images stored by the first run', async () => {
     vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null }));

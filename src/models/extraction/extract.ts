@@ -24,6 +24,8 @@ import { type PromptPage, answerSchema, promptPages, systemPrompt, userPrompt } 
 export const GROUNDED_CONFIDENCE = 0.9;
 /** Confidence of a value the words do not show (the job goes to review with ungrounded:<field>). */
 export const UNGROUNDED_CONFIDENCE = 0.4;
+/** A yes/no the embedded extractor read the other way on the page: below the review floor. */
+export const CONTRADICTED_BOOLEAN = 0.6;
 /** What the embedded extractor's agreement adds. */
 export const AGREEMENT_BOOST = 0.08;
 
@@ -302,8 +304,10 @@ export async function runModelExtraction(input: ModelExtractionInput): Promise<M
       evidence = embedded.extraction.fields[path]!.evidence;
       confidence = GROUNDED_CONFIDENCE * 0.9;
     } else if (typeof value === 'boolean') {
-      // A tick box has no words to find: the embedded extractor's agreement is its only check.
-      confidence = agrees ? GROUNDED_CONFIDENCE : 0.75;
+      // A tick box has no words to find: the embedded extractor's reading is its only check, and
+      // the opposite reading ("Paid: No" against the model's true) is a contradiction a person settles.
+      const embeddedValue = embedded.extraction.fields[path]?.value;
+      confidence = agrees ? GROUNDED_CONFIDENCE : typeof embeddedValue === 'boolean' ? CONTRADICTED_BOOLEAN : 0.75;
     } else {
       confidence = UNGROUNDED_CONFIDENCE;
       if (!ungrounded.includes(genericPath(path))) ungrounded.push(genericPath(path));
