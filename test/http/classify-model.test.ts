@@ -147,6 +147,18 @@ describe('model chooser', () => {
     expect(JSON.stringify(job)).not.toContain(VLM_KEY);
   });
 
+  it('an answer that is no JSON leaves the embedded decision, and what it was billed is still recorded', async () => {
+    vlm.handle((req) => {
+      const prose = completion({}, { prompt_tokens: 1100, completion_tokens: 25 });
+      if (formatOf(req) === 'choose_template') (prose.body as any).choices[0].message.content = 'It is probably the business one.';
+      return prose;
+    });
+    const body = await classifyFile();
+    expect(body).toMatchObject({ matched: false, method: 'ambiguous' });
+    expect(body.reason).toMatch(/not JSON/);
+    expect(body.model).toMatchObject({ backend: 'custom_url', calls: 1, input_tokens: 1100, output_tokens: 25 });
+  });
+
   it('an answer outside the candidates is not taken', async () => {
     vlm.handle((req) => completion(formatOf(req) === 'choose_template' ? { template_id: 'tpl_invented', reason: 'x' } : {}));
     const body = await classifyFile();

@@ -79,6 +79,11 @@ export class ModelChooser implements TemplateChooser {
       return { template_id: chosen.template_id, method: 'vlm', reason: `The ${label} chose ${chosen.name} among ${input.candidates.map((c) => c.name).join(', ')}.${why}`, usage };
     } catch (err) {
       if (this.options.signal?.aborted) throw err;
+      // An answer that could not be used (not JSON, a refusal) was billed all the same.
+      if (err instanceof ModelCallError && err.answered?.usage && client) {
+        const { backend, model, price_per_mtok } = client.endpoint;
+        usage = { backend, model, calls: 1, ...err.answered.usage, cost_usd: costOf(err.answered.usage, price_per_mtok) };
+      }
       const what = err instanceof ModelCallError ? `${err.status ? `HTTP ${err.status}` : 'no answer'}: ${err.detail}` : (err as Error).message;
       return this.fallback(input, client?.endpoint.label ?? 'vlm endpoint', hideSecrets(what, client?.endpoint.credentials ?? {}), usage);
     }
