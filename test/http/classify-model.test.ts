@@ -154,7 +154,7 @@ describe('model chooser', () => {
       return prose;
     });
     const body = await classifyFile();
-    expect(body).toMatchObject({ matched: false, method: 'ambiguous' });
+    expect(body).toMatchObject({ matched: false, method: 'embedded', reason_code: 'ambiguous' });
     expect(body.reason).toMatch(/not JSON/);
     expect(body.model).toMatchObject({ backend: 'custom_url', calls: 1, input_tokens: 1100, output_tokens: 25 });
   });
