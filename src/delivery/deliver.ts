@@ -36,7 +36,7 @@ export async function deliver(deps: DeliverDeps, delivery: Delivery, connection:
   if (!connection || connection.deleted_at) return failed('The destination connection was deleted.', 0, true);
   if (connection.direction === 'source') return failed('The connection is a source only; change its direction to destination or both to deliver to it.', 0, true);
   const payload = await loadPayload(deps.db, delivery);
-  if (!payload) return failed(`The ${delivery.kind === 'job' ? 'job' : 'batch'} no longer exists.`, 0, true);
+  if ('missing' in payload) return failed(payload.missing, 0, true);
   try {
     const credentials = openCredentials(deps.box, connection);
     if (connection.protocol === 'webhook') {

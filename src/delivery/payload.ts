@@ -59,17 +59,22 @@ export interface ManifestPayload {
   manifest: Record<string, unknown>;
 }
 
-export async function loadPayload(db: Db, delivery: Delivery): Promise<JobPayload | ManifestPayload | null> {
+/** Why a delivery has nothing to send: its job or batch is gone, or the job was deleted since. */
+export type MissingPayload = { missing: string };
+
+export async function loadPayload(db: Db, delivery: Delivery): Promise<JobPayload | ManifestPayload | MissingPayload> {
   if (delivery.kind === 'job') {
     const job = await findJob(db, delivery.tenant_id, delivery.job_id!);
-    if (!job) return null;
+    if (!job) return { missing: 'The job no longer exists.' };
+    // A deleted job's data stays home: the user removed it before this delivery went out.
+    if (job.deleted_at) return { missing: 'The job was deleted before this delivery was sent.' };
     const artifacts = (await artifactsOf(db, delivery.tenant_id, [job.id])).get(job.id) ?? [];
     const batch = job.batch_id ? await findBatch(db, delivery.tenant_id, job.batch_id) : undefined;
     const includeOriginal = (batch?.destination_config as { include_original?: unknown } | null)?.include_original === true;
     return { kind: 'job', job: presentJob(job, artifacts), original: includeOriginal ? { sha256: job.sha256, filename: job.original_filename } : null };
   }
   const batch = await findBatch(db, delivery.tenant_id, delivery.batch_id!);
-  if (!batch) return null;
+  if (!batch) return { missing: 'The batch no longer exists.' };
   const jobs = await db
     .selectFrom('jobs')
     .select(['id', 'original_filename', 'status', 'failure_code', 'failure_message', 'finished_at'])

@@ -77,6 +77,31 @@ describe('webhook destination', () => {
   });
 });
 
+describe('a job deleted while its delivery waits for a retry', () => {
+  it('is not sent: the delivery fails saying the job was deleted', async () => {
+    const id = await connection({ name: 'deleted-job', protocol: 'webhook', direction: 'destination', config: { url: receiver.url }, credentials: { secret: SECRET } });
+    // The receiver refuses every attempt: without the check, the last would fail on its answer.
+    receiver.script = Array(8).fill(500);
+    try {
+      const res = await upload(h, admin, note('d.txt', 'Invoice D total 7.00'), { processing_mode: 'canonical', destination_connection_id: id });
+      expect(res.status).toBe(202);
+      const jobId = res.body.job_id;
+      const first = await waitFor('the first refused attempt', async () => {
+        const row = await h.db.selectFrom('deliveries').selectAll().where('job_id', '=', jobId).executeTakeFirst();
+        return row && row.attempts >= 1 && row.status === 'pending' ? row : undefined;
+      }, 60_000, 20);
+      expect((await h.request('DELETE', `/v1/documents/${jobId}`, { token: admin })).status).toBe(204);
+      const settled = await waitFor('the delivery to settle', async () => {
+        const row = await h.db.selectFrom('deliveries').selectAll().where('id', '=', first.id).executeTakeFirst();
+        return row && (row.status === 'delivered' || row.status === 'failed') ? row : undefined;
+      }, 60_000, 50);
+      expect(settled).toMatchObject({ status: 'failed', last_error: 'The job was deleted before this delivery was sent.' });
+    } finally {
+      receiver.script = [];
+    }
+  });
+});
+
 describe('a receiver that answers 200 and never finishes its body', () => {
   it('is a delivered attempt once the status is in, however slowly the rest trickles', async () => {
     const id = await connection({ name: 'trickle', protocol: 'webhook', direction: 'destination', config: { url: receiver.url, timeout_seconds: 1 }, credentials: { secret: SECRET } });
