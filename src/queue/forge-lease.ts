@@ -122,6 +122,24 @@ export async function recordIteration(db: Db, job: ForgeJobRow, workerId: string
   });
 }
 
+/**
+ * What a proposal that produced no iteration was billed (answers that came but could not be
+ * used): added to the job's totals and the tenant's monthly usage, only while the lease is held.
+ */
+export async function recordUnusedSpend(db: Db, job: ForgeJobRow, workerId: string, usage: ModelUsage): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    const updated = await tx
+      .updateTable('forge_jobs')
+      .set({ tokens: sql`tokens + ${usage.input_tokens + usage.output_tokens}`, dollars: sql`dollars + ${usage.cost_usd}`, updated_at: sql`now()` })
+      .where('id', '=', job.id)
+      .where('lease_owner', '=', workerId)
+      .where('status', '=', 'running')
+      .returning('id')
+      .executeTakeFirst();
+    if (updated) await addModelUsage(tx, job.tenant_id, [usage]);
+  });
+}
+
 /** Adds a sentence to an iteration's notes (why the run stopped after it), while the lease is held. */
 export async function appendIterationNote(db: Db, job: ForgeJobRow, workerId: string, number: number, note: string): Promise<void> {
   await db

@@ -13,7 +13,8 @@ import { DeterministicProposer } from '../pipeline/forge/deterministic.js';
 import type { ForgeProposer } from '../pipeline/forge/proposer.js';
 import { type ForgeLimitsIn, type ForgeRunResult, runForge } from '../pipeline/forge/run-forge.js';
 import type { ForgeSample } from '../pipeline/forge/score.js';
-import { ABORTED_MESSAGE, appendIterationNote, clearEarlierAttempts, forgeHeartbeat, recordIteration, settleForgeJob } from './forge-lease.js';
+import { ABORTED_MESSAGE, appendIterationNote, clearEarlierAttempts, forgeHeartbeat, recordIteration, recordUnusedSpend, settleForgeJob } from './forge-lease.js';
+import { ForgeModelError } from '../models/forge/model-proposer.js';
 
 export interface ForgeRunDeps {
   db: Db;
@@ -107,6 +108,7 @@ export async function runForgeJob(deps: ForgeRunDeps, job: ForgeJobRow, workerId
       return;
     }
     log.error({ err, forgeJobId: job.id }, 'forge job failed');
+    if (err instanceof ForgeModelError && err.usage) await recordUnusedSpend(db, job, workerId, err.usage);
     await settleForgeJob(db, job, workerId, 'failed', (err as Error).message || 'The forge failed unexpectedly. Submit the forge job again.');
   }
 }

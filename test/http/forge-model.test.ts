@@ -283,9 +283,15 @@ describe('model-driven forge (anthropic forge endpoint)', () => {
     expect(only).toMatchObject({ tokens: 2 * CALL_TOKENS, scores: { overall: 1 } });
 
     model.handle((req) => toolCall(req, unusable));
+    const monthCalls = async () => Number((await h.db.selectFrom('model_usage_monthly').select((eb) => eb.fn.sum<string>('calls').as('calls')).where('tenant_id', '=', DEFAULT_TENANT_ID).executeTakeFirst())?.calls ?? 0);
+    const callsBefore = await monthCalls();
     const again = await submit({ sample_job_ids: samples.map((s) => s.job_id), endpoint_id: endpointId, max_iterations: 1 });
     const failed = await settled(again.body.id);
     expect(failed.status).toBe('failed');
     expect(failed.failure_message).toMatch(new RegExp(`forge endpoint ${endpointId} answered twice with a template Quire cannot use`));
+    // Both answers were billed though neither was usable: the job and the month count them.
+    expect(failed).toMatchObject({ tokens: 2 * CALL_TOKENS });
+    expect(failed.dollars).toBeCloseTo(2 * CALL_DOLLARS, 9);
+    expect(await monthCalls()).toBe(callsBefore + 2);
   });
 });

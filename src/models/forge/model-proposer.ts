@@ -9,11 +9,23 @@ import type { ForgeCandidate } from '../../pipeline/forge/score.js';
 import { hideSecrets } from '../backends/errors.js';
 import { ModelCallError } from '../backends/errors.js';
 import type { ModelAnswer, ModelClient } from '../backends/types.js';
+import type { ModelUsage } from '../../pipeline/model-usage.js';
 import { costOf } from '../extraction/extract.js';
 import { CANDIDATE_SCHEMA, PROPOSE_TOOL, systemPrompt, userPrompt } from './prompt.js';
 
-/** A forge run's model failure: the job fails with this message (names the endpoint, never a secret). */
-export class ForgeModelError extends Error {}
+/**
+ * A forge run's model failure: the job fails with this message (names the endpoint, never a
+ * secret). `usage` is what the answers that came but could not be used were billed: the job and
+ * the tenant's month still count it.
+ */
+export class ForgeModelError extends Error {
+  constructor(
+    message: string,
+    readonly usage: ModelUsage | null = null,
+  ) {
+    super(message);
+  }
+}
 
 interface Read {
   candidate: ForgeCandidate | null;
@@ -48,14 +60,34 @@ export class ModelForgeProposer implements ForgeProposer {
   async propose(ctx: ProposerContext): Promise<Proposal> {
     const endpoint = this.client.endpoint;
     const usage = { backend: endpoint.backend, model: endpoint.model, calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
+    const count = (billed: { input_tokens: number; output_tokens: number }, model: string | null) => {
+      usage.calls++;
+      usage.input_tokens += billed.input_tokens;
+      usage.output_tokens += billed.output_tokens;
+      usage.model = model || usage.model;
+      usage.cost_usd = costOf(usage, endpoint.price_per_mtok);
+    };
+    const spent = () => (usage.calls ? { ...usage } : null);
     let corrections: string[] = [];
     for (let round = 0; round < 2; round++) {
-      const answer = await this.ask(ctx, corrections);
-      usage.calls++;
-      usage.input_tokens += answer.usage.input_tokens;
-      usage.output_tokens += answer.usage.output_tokens;
-      usage.model = answer.model || usage.model;
-      usage.cost_usd = costOf(usage, endpoint.price_per_mtok);
+      let answer: ModelAnswer;
+      try {
+        answer = await this.client.extract({
+          images: [],
+          system: systemPrompt(),
+          prompt: userPrompt(ctx.samples, ctx.hint, ctx.iteration, ctx.previous, corrections),
+          schema: CANDIDATE_SCHEMA,
+          answer: PROPOSE_TOOL,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
+      } catch (err) {
+        if (!(err instanceof ModelCallError)) throw err;
+        // An answer that came but was no tool call was billed all the same.
+        if (err.answered?.usage) count(err.answered.usage, null);
+        const status = err.status ? `HTTP ${err.status}` : 'no answer';
+        throw new ForgeModelError(hideSecrets(`The ${err.label} failed: ${status} (${err.detail}) after ${err.attempts} attempt${err.attempts === 1 ? '' : 's'}. ${forgeAdvice(err.status)}`, endpoint.credentials), spent());
+      }
+      count(answer.usage, answer.model);
       const read = readCandidate(answer.json);
       if (read.candidate) {
         const notes = [`${endpoint.label} (${usage.model}): ${read.notes || 'no note given'}`];
@@ -67,26 +99,8 @@ export class ModelForgeProposer implements ForgeProposer {
     }
     throw new ForgeModelError(
       hideSecrets(`The ${endpoint.label} answered twice with a template Quire cannot use (${corrections.slice(0, 3).join('; ')}). Use a model that supports tool calls with a JSON schema, then submit the forge job again.`, endpoint.credentials),
+      spent(),
     );
-  }
-
-  private async ask(ctx: ProposerContext, corrections: string[]): Promise<ModelAnswer> {
-    try {
-      return await this.client.extract({
-        images: [],
-        system: systemPrompt(),
-        prompt: userPrompt(ctx.samples, ctx.hint, ctx.iteration, ctx.previous, corrections),
-        schema: CANDIDATE_SCHEMA,
-        answer: PROPOSE_TOOL,
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-      });
-    } catch (err) {
-      if (err instanceof ModelCallError) {
-        const status = err.status ? `HTTP ${err.status}` : 'no answer';
-        throw new ForgeModelError(hideSecrets(`The ${err.label} failed: ${status} (${err.detail}) after ${err.attempts} attempt${err.attempts === 1 ? '' : 's'}. ${forgeAdvice(err.status)}`, this.client.endpoint.credentials));
-      }
-      throw err;
-    }
   }
 }
 
