@@ -19,6 +19,11 @@ describe('redact', () => {
     });
   });
 
+  it("keeps the names of a header map and hides every value, whatever the header is called", () => {
+    const out = redact({ config: { url: 'https://hooks.example.com', headers: { 'X-Team': 'receiver-key-1', 'X-Signature': 'receiver-key-2' } } });
+    expect(out).toEqual({ config: { url: 'https://hooks.example.com', headers: { 'X-Team': '[redacted]', 'X-Signature': '[redacted]' } } });
+  });
+
   it('shortens very long strings', () => {
     expect(String(redact('x'.repeat(5000))).length).toBeLessThan(2100);
   });

@@ -3,6 +3,8 @@
 // A name is judged by its last word or two ("new_password", "session_token", "secret_access_key",
 // "x-api-key"), so counts and ids that merely mention one stay readable ("max_tokens",
 // "forge_monthly_token_quota", "api_key_id").
+// A map of HTTP headers (a webhook's `config.headers`) keeps its names and loses every value:
+// custom headers carry a receiver's key under any name ("X-Team-Auth", "X-Signature").
 const SECRET_LAST_WORD = new Set(['password', 'passwd', 'passphrase', 'secret', 'token', 'credential', 'credentials', 'authorization', 'apikey']);
 const SECRET_LAST_TWO = new Set(['api key', 'private key', 'access key', 'secret key']);
 
@@ -21,13 +23,21 @@ export function namesSecret(key: string): boolean {
   return words.join(' ').includes('service account');
 }
 
+function isHeaderMap(key: string, value: unknown): value is Record<string, unknown> {
+  return key.toLowerCase() === 'headers' && !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+function hideHeaderValues(headers: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.keys(headers).map((name) => [name, REDACTED]));
+}
+
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 8) return '[truncated]';
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-      out[key] = namesSecret(key) ? REDACTED : redact(inner, depth + 1);
+      out[key] = namesSecret(key) ? REDACTED : isHeaderMap(key, inner) ? hideHeaderValues(inner) : redact(inner, depth + 1);
     }
     return out;
   }

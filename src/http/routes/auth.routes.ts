@@ -43,6 +43,7 @@ export const authRoutes: RouteModule = (app, ctx) => {
       const p = caller(request);
       if (!p.sessionId || !p.userId) throw badRequest('not_a_session', 'Logout ends a session; an API key is revoked through the api-keys endpoints instead.');
       await revokeSession(ctx.db, p.userId, p.sessionId);
+      request.audit = { resourceType: 'session', resourceId: p.sessionId };
       return reply.status(204).send(null);
     },
   );

@@ -75,13 +75,17 @@ export const forgeEndpointsRoutes: RouteModule = (app, ctx) => {
         response: { 200: ForgeEndpointRecord },
       },
     },
-    async (request) => presentForgeEndpoint(await updateForgeEndpoint(ctx.db, ctx.secretBox, caller(request), request.params.endpoint_id, request.body)),
+    async (request) => {
+      request.audit = { resourceType, resourceId: request.params.endpoint_id };
+      return presentForgeEndpoint(await updateForgeEndpoint(ctx.db, ctx.secretBox, caller(request), request.params.endpoint_id, request.body));
+    },
   );
 
   app.delete(
     '/v1/admin/forge-endpoints/:endpoint_id',
     { config, schema: { tags, operationId: 'admin.forge_endpoints.delete', summary: 'Delete a forge endpoint and its stored credentials', params: EndpointParams, response: { 204: NoContent } } },
     async (request, reply) => {
+      request.audit = { resourceType, resourceId: request.params.endpoint_id };
       await deleteForgeEndpoint(ctx.db, caller(request).tenantId, request.params.endpoint_id);
       return reply.status(204).send(null);
     },
@@ -90,6 +94,9 @@ export const forgeEndpointsRoutes: RouteModule = (app, ctx) => {
   app.post(
     '/v1/admin/forge-endpoints/:endpoint_id/set-default',
     { config, schema: { tags, operationId: 'admin.forge_endpoints.set_default', summary: "Make this the tenant's default forge endpoint", params: EndpointParams, response: { 200: ForgeEndpointRecord } } },
-    async (request) => presentForgeEndpoint(await setDefaultForgeEndpoint(ctx.db, caller(request), request.params.endpoint_id)),
+    async (request) => {
+      request.audit = { resourceType, resourceId: request.params.endpoint_id };
+      return presentForgeEndpoint(await setDefaultForgeEndpoint(ctx.db, caller(request), request.params.endpoint_id));
+    },
   );
 };
