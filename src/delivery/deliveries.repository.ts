@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import type { Delivery, DeliveryAttempt } from '../db/connections-schema.js';
+import { pausedTenantIds } from '../domain/tenants/paused-tenants.js';
 
 export async function claimDelivery(db: Db, workerId: string, leaseSeconds: number): Promise<Delivery | null> {
   const { rows } = await sql<Delivery>`
@@ -15,8 +16,9 @@ export async function claimDelivery(db: Db, workerId: string, leaseSeconds: numb
            updated_at = now()
      WHERE id = (
            SELECT id FROM deliveries
-            WHERE (status = 'pending' AND run_after <= now())
-               OR (status = 'delivering' AND lease_expires_at < now())
+            WHERE ((status = 'pending' AND run_after <= now())
+               OR (status = 'delivering' AND lease_expires_at < now()))
+              AND tenant_id NOT IN ${pausedTenantIds}
             ORDER BY run_after, id
             FOR UPDATE SKIP LOCKED
             LIMIT 1)

@@ -13,6 +13,7 @@ import type { Db } from '../db/database.js';
 import type { Job } from '../db/documents-schema.js';
 import { noFlushWait } from '../db/no-flush-wait.js';
 import { executePrepared } from '../db/prepared-statements.js';
+import { pausedTenantIds } from '../domain/tenants/paused-tenants.js';
 
 /**
  * Claims up to `max` jobs, in queue order, but only one unless at least `deepAt` jobs are due:
@@ -23,13 +24,14 @@ export async function claimJobs(db: Db, workerId: string, leaseSeconds: number, 
     max <= 1
       ? sql`1`
       : sql`(SELECT CASE WHEN count(*) >= ${deepAt}::int THEN ${max}::int ELSE 1 END
-               FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND run_after <= now() LIMIT ${deepAt}::int) due)`;
+               FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND run_after <= now() AND tenant_id NOT IN ${pausedTenantIds} LIMIT ${deepAt}::int) due)`;
   const { rows } = await executePrepared(
     db,
     sql<Job>`
     WITH picked AS MATERIALIZED (
       SELECT id FROM jobs
        WHERE status = 'queued' AND run_after <= now()
+         AND tenant_id NOT IN ${pausedTenantIds}
        ORDER BY priority, created_at, id
        FOR UPDATE SKIP LOCKED
        LIMIT ${limit}),

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Connection } from '../db/connections-schema.js';
 import type { Db, Tx } from '../db/database.js';
+import { pausedTenantIds } from '../domain/tenants/paused-tenants.js';
 
 export const DEFAULT_POLL_SECONDS = 60;
 /** How long a file must go unwritten before a poll takes it (config.settle_seconds). */
@@ -19,6 +20,7 @@ export async function claimDueSource(db: Db): Promise<Connection | null> {
      WHERE id = (
            SELECT id FROM connections
             WHERE deleted_at IS NULL AND direction IN ('source', 'both') AND next_poll_at <= now()
+              AND tenant_id NOT IN ${pausedTenantIds}
             ORDER BY next_poll_at, id
             FOR UPDATE SKIP LOCKED
             LIMIT 1)
