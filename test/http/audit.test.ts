@@ -146,6 +146,9 @@ describe('what an entry records', () => {
     const entries = await all('/v1/admin/audit?action=admin.users.invite', acmeAdmin.token!);
     const byKey = entries.find((e) => e.details.request.email === 'by-key@acme.test');
     expect(byKey.actor).toEqual({ user_id: null, api_key_id: keyId, email: null });
+    // Everything the key did, and nothing else.
+    const ofKey = await all(`/v1/admin/audit?actor_api_key_id=${keyId}`, acmeAdmin.token!);
+    expect(ofKey.map((e) => e.id)).toEqual([byKey.id]);
   });
 
   it('never stores a secret in clear', async () => {

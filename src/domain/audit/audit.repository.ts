@@ -25,6 +25,7 @@ export interface AuditFilters {
   tenant_id?: string;
   action?: string;
   actor_user_id?: string;
+  actor_api_key_id?: string;
   resource_type?: string;
   resource_id?: string;
   created_after?: string;
@@ -61,6 +62,7 @@ export async function listAudit(db: Db, tenantId: string | null, f: AuditFilters
   if (f.tenant_id) q = q.where('tenant_id', '=', f.tenant_id);
   if (f.action) q = q.where('action', '=', f.action);
   if (f.actor_user_id) q = q.where('actor_user_id', '=', f.actor_user_id);
+  if (f.actor_api_key_id) q = q.where('actor_api_key_id', '=', f.actor_api_key_id);
   if (f.resource_type) q = q.where('resource_type', '=', f.resource_type);
   if (f.resource_id) q = q.where('resource_id', '=', f.resource_id);
   if (f.created_after) q = q.where('created_at', '>=', new Date(f.created_after));

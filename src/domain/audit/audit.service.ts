@@ -5,8 +5,8 @@ import type { Principal } from '../identity/principal.js';
 import { type AuditFilters, listAudit } from './audit.repository.js';
 
 export function listTenantAudit(db: Db, principal: Principal, filters: Omit<AuditFilters, 'tenant_id'>, page: PageRequest) {
-  const { action, actor_user_id, resource_type, resource_id, created_after, created_before } = filters;
-  return listAudit(db, principal.tenantId, { action, actor_user_id, resource_type, resource_id, created_after, created_before }, page);
+  const { action, actor_user_id, actor_api_key_id, resource_type, resource_id, created_after, created_before } = filters;
+  return listAudit(db, principal.tenantId, { action, actor_user_id, actor_api_key_id, resource_type, resource_id, created_after, created_before }, page);
 }
 
 export function listPlatformAudit(db: Db, filters: AuditFilters, page: PageRequest) {

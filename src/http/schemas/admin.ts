@@ -71,6 +71,7 @@ export const AuditQuery = Type.Object({
   ...CreatedRange,
   action: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   actor_user_id: Type.Optional(Type.String({ minLength: 1 })),
+  actor_api_key_id: Type.Optional(Type.String({ minLength: 1 })),
   resource_type: Type.Optional(Type.String({ minLength: 1 })),
   resource_id: Type.Optional(Type.String({ minLength: 1 })),
 });

@@ -2128,6 +2128,7 @@ export interface operations {
         parameters: {
             query?: {
                 action?: string;
+                actor_api_key_id?: string;
                 actor_user_id?: string;
                 created_after?: string;
                 created_before?: string;
@@ -6305,6 +6306,7 @@ export interface operations {
         parameters: {
             query?: {
                 action?: string;
+                actor_api_key_id?: string;
                 actor_user_id?: string;
                 created_after?: string;
                 created_before?: string;
