@@ -1,4 +1,4 @@
-// Walks the state-changing operations of the API through the real server, one after another as an
+// Walks 57 of the 74 state-changing operations of the API through the real server, one after another as an
 // administrator would, and checks the audit entry each leaves: who acted, in which tenant, which
 // operation on which resource, and that no secret sent or answered (password, token, key secret,
 // credentials, webhook header values) appears anywhere in the trail.
@@ -35,8 +35,13 @@ const walked = new Set<string>();
 let counter = 0;
 
 async function step(s: Step): Promise<Reply> {
+  return checked(s, (requestId) => h.request(s.method, s.path, { token: s.token, tenant: s.tenant, body: s.body, headers: { 'x-request-id': requestId } }));
+}
+
+/** Sends a request (`send` is given the request id to send) and checks the entry it left. */
+async function checked(s: Step, send: (requestId: string) => Promise<Reply>): Promise<Reply> {
   const requestId = `walk-${++counter}`;
-  const res = await h.request(s.method, s.path, { token: s.token, tenant: s.tenant, body: s.body, headers: { 'x-request-id': requestId } });
+  const res = await send(requestId);
   expect(res.status, `${s.method} ${s.path}: ${JSON.stringify(res.body)}`).toBe(s.status);
   const entry = await entryOf(requestId);
   expect(entry, `${s.method} ${s.path} left no audit entry`).toBeDefined();
@@ -195,14 +200,20 @@ describe('the audit trail of a walk through every administrative operation', () 
     await step({ method: 'DELETE', path: `/v1/templates/${tid}`, token: admin, status: 204, entryTenant: 'acme', actorUserId: adminId, resourceType: 'template', resourceId: tid });
 
     // Documents and batches (no workers: jobs stay queued).
-    const job = await upload(h, admin, FILES.invoice);
-    expect(job.status).toBe(202);
+    const documentStep = { method: 'POST', path: '/v1/documents', token: admin, status: 202, entryTenant: 'acme', actorUserId: adminId, resourceType: 'job', resourceId: (r: Reply) => r.body.job_id };
+    const job = await checked(documentStep, (requestId) => upload(h, admin, FILES.invoice, { processing_mode: 'canonical' }, { 'x-request-id': requestId }));
     await step({ method: 'POST', path: `/v1/documents/${job.body.job_id}/cancel`, token: admin, status: 200, entryTenant: 'acme', actorUserId: adminId, resourceType: 'job', resourceId: job.body.job_id });
     await step({ method: 'DELETE', path: `/v1/documents/${job.body.job_id}`, token: admin, status: 204, entryTenant: 'acme', actorUserId: adminId, resourceType: 'job', resourceId: job.body.job_id });
     await step({ method: 'POST', path: `/v1/documents/${job.body.job_id}/restore`, token: admin, status: 200, entryTenant: 'acme', actorUserId: adminId, resourceType: 'job', resourceId: job.body.job_id });
-    const batch = await uploadBatch(h, admin, [FILES.invoice]);
-    expect(batch.status).toBe(202);
+    for (const action of ['reprocess', 'cancel', 'retry']) {
+      await step({ method: 'POST', path: `/v1/documents/${job.body.job_id}/${action}`, token: admin, body: action === 'reprocess' ? {} : undefined, status: 200, entryTenant: 'acme', actorUserId: adminId, resourceType: 'job', resourceId: job.body.job_id });
+    }
+    const batchStep = { method: 'POST', path: '/v1/batches', token: admin, status: 202, entryTenant: 'acme', actorUserId: adminId, resourceType: 'batch', resourceId: (r: Reply) => r.body.batch_id };
+    const batch = await checked(batchStep, (requestId) => uploadBatch(h, admin, [FILES.invoice], { name: 'walk' }, { 'x-request-id': requestId }));
     await step({ method: 'POST', path: `/v1/batches/${batch.body.batch_id}/cancel`, token: admin, status: 200, entryTenant: 'acme', actorUserId: adminId, resourceType: 'batch', resourceId: batch.body.batch_id });
+    for (const action of ['reconcile', 'retry-failed', 'cancel', 'reprocess']) {
+      await step({ method: 'POST', path: `/v1/batches/${batch.body.batch_id}/${action}`, token: admin, body: action === 'reprocess' ? {} : undefined, status: 200, entryTenant: 'acme', actorUserId: adminId, resourceType: 'batch', resourceId: batch.body.batch_id });
+    }
     await step({ method: 'POST', path: '/v1/admin/jobs/recover-stale', token: admin, status: 200, entryTenant: 'acme', actorUserId: adminId, resourceType: null, resourceId: null });
 
     // A platform admin acting in the tenant through X-Tenant-Id files the entry under that tenant.
@@ -216,6 +227,7 @@ describe('the audit trail of a walk through every administrative operation', () 
     const trail = JSON.stringify((await h.request('GET', '/v1/platform/audit?limit=200', { token: root })).body.items);
     for (const secret of secrets) expect.soft(trail.includes(secret), `the trail holds the secret ${secret.slice(0, 12)}…`).toBe(false);
     expect(trail).toContain(ADMIN_EMAIL);
-    expect(walked.size).toBeGreaterThanOrEqual(45);
+    // 57 of the 74 state-changing operations; the others need finished jobs, reviews or forge runs.
+    expect(walked.size).toBe(57);
   });
 });
