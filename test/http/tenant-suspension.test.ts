@@ -1,4 +1,4 @@
-// A suspended tenant's background work waits: its queued jobs are not processed, its sources are
+// A suspended tenant's background work waits: its queued document and forge jobs are not run, its sources are
 // not polled, its pending deliveries do not go out; activating the tenant resumes all of it. The
 // other tenant (globex) keeps working throughout and shows the worker passed the paused work by:
 // every queue is taken oldest first, so a later globex item done means the earlier acme one was
@@ -21,6 +21,8 @@ let root: string;
 let acme: string;
 let globex: string;
 let receiver: WebhookReceiver;
+/** A finished job of each tenant, samples for the forge. */
+const finished: Record<string, string> = {};
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver(SECRET);
@@ -67,6 +69,24 @@ describe('a suspended tenant', () => {
     await tenantAction('activate');
     const done = await waitForJob(h, acme, held.body.job_id);
     expect(done.status).toBe('completed');
+    finished.acme = held.body.job_id;
+    finished.globex = later.body.job_id;
+  });
+
+  it('keeps its queued forge jobs queued until it is activated', async () => {
+    expect(Object.keys(finished)).toEqual(['acme', 'globex']);
+    await tenantAction('suspend');
+    const forge = (token: string, sample: string, tenant?: string) => h.request('POST', '/v1/templates/forge/jobs', { token, tenant, body: { sample_job_ids: [sample] } });
+    const held = await forge(root, finished.acme!, 'acme');
+    expect(held.status, JSON.stringify(held.body)).toBe(202);
+    const later = await forge(globex, finished.globex!);
+    expect(later.status, JSON.stringify(later.body)).toBe(202);
+    const statusOf = async (id: string) => (await h.db.selectFrom('forge_jobs').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    await waitFor('the globex forge job run', async () => ['succeeded', 'failed'].includes(await statusOf(later.body.id)));
+    expect(await statusOf(held.body.id)).toBe('queued');
+
+    await tenantAction('activate');
+    await waitFor('the acme forge job run', async () => ['succeeded', 'failed'].includes(await statusOf(held.body.id)));
   });
 
   it('has its sources left unpolled until it is activated', async () => {
