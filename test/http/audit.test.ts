@@ -197,6 +197,23 @@ describe('scope', () => {
   });
 });
 
+describe("a person's own account", () => {
+  it("files a platform admin's own session changes under its home tenant, even when it acts in another", async () => {
+    const first = await h.login(ADMIN_EMAIL, ADMIN_PASSWORD);
+    const second = await h.login(ADMIN_EMAIL, ADMIN_PASSWORD);
+    const sessions = (await h.request('GET', '/v1/auth/sessions?limit=200', { token: second })).body.items as { session_id: string; current: boolean }[];
+    const firstSession = sessions.find((x) => !x.current)!.session_id;
+    expect((await h.request('POST', `/v1/auth/sessions/${firstSession}/revoke`, { token: second, tenant: 'acme' })).status).toBe(200);
+    expect((await h.request('POST', '/v1/auth/logout', { token: second, tenant: 'acme' })).status).toBe(204);
+    expect((await h.request('GET', '/v1/me', { token: first })).status).toBe(401);
+
+    const inAcme = await all('/v1/admin/audit', acmeAdmin.token!);
+    expect(inAcme.filter((e) => ['auth.sessions.revoke', 'auth.logout'].includes(e.action) && e.actor.user_id === rootId)).toEqual([]);
+    const home = await all(`/v1/platform/audit?tenant_id=${DEFAULT_TENANT_ID}&actor_user_id=${rootId}`, root);
+    expect(home.filter((e) => ['auth.sessions.revoke', 'auth.logout'].includes(e.action)).map((e) => e.action)).toEqual(['auth.logout', 'auth.sessions.revoke']);
+  });
+});
+
 describe('filters and paging', () => {
   it('filters by actor, resource and time', async () => {
     const byActor = await all(`/v1/platform/audit?actor_user_id=${acmeAdmin.id}`, root);

@@ -43,7 +43,9 @@ export const authRoutes: RouteModule = (app, ctx) => {
       const p = caller(request);
       if (!p.sessionId || !p.userId) throw badRequest('not_a_session', 'Logout ends a session; an API key is revoked through the api-keys endpoints instead.');
       await revokeSession(ctx.db, p.userId, p.sessionId);
-      request.audit = { resourceType: 'session', resourceId: p.sessionId };
+      // A person's own sessions and password belong to its home tenant's trail, not to the
+      // tenant a platform admin happens to act in (X-Tenant-Id).
+      request.audit = { tenantId: p.homeTenantId, resourceType: 'session', resourceId: p.sessionId };
       return reply.status(204).send(null);
     },
   );
@@ -82,7 +84,7 @@ export const authRoutes: RouteModule = (app, ctx) => {
     async (request) => {
       const p = caller(request);
       const session = await revokeOwnSession(ctx.db, p.userId!, request.params.session_id);
-      request.audit = { resourceType: 'session', resourceId: session.id };
+      request.audit = { tenantId: p.homeTenantId, resourceType: 'session', resourceId: session.id };
       return presentSession(session, p.sessionId);
     },
   );
@@ -102,7 +104,7 @@ export const authRoutes: RouteModule = (app, ctx) => {
     async (request, reply) => {
       const p = caller(request);
       await changePassword(ctx.db, p, request.body.current_password, request.body.new_password);
-      request.audit = { resourceType: 'user', resourceId: p.userId! };
+      request.audit = { tenantId: p.homeTenantId, resourceType: 'user', resourceId: p.userId! };
       return reply.status(204).send(null);
     },
   );
