@@ -96,7 +96,7 @@ describe('a suspended tenant', () => {
     }
     await tenantAction('suspend');
     const suspendedAt = new Date();
-    const body = { name: 'inbox', protocol: 'local', direction: 'source', config: { path: 'inbox', poll_seconds: 3600, processing_mode: 'canonical' }, credentials: {} };
+    const body = { name: 'inbox', protocol: 'local', direction: 'source', config: { settle_seconds: 0, path: 'inbox', poll_seconds: 3600, processing_mode: 'canonical' }, credentials: {} };
     const acmeSource = await connection(root, body, 'acme');
     const globexSource = await connection(globex, body);
     // Both due, acme's first.
