@@ -65,6 +65,9 @@ describe('a suspended tenant', () => {
     const later = await upload(h, globex, note('later.txt', 'Invoice later total 20.00'), { processing_mode: 'canonical' });
     await waitForJob(h, globex, later.body.job_id);
     expect(await jobStatus(held.body.job_id)).toBe('queued');
+    // The queue depth health reports is work a worker can take: the paused job is not in it.
+    const depth = async () => (await h.request('GET', '/v1/health')).body.queue.queued as number;
+    expect(await depth()).toBe(0);
 
     await tenantAction('activate');
     const done = await waitForJob(h, acme, held.body.job_id);

@@ -1,5 +1,6 @@
 // Root, health probes and the current identity.
 import { sql } from 'kysely';
+import { pausedTenantIds } from '../../domain/tenants/paused-tenants.js';
 import { Type } from 'typebox';
 import { pendingMigrations } from '../../db/database.js';
 import { findTenant } from '../../domain/tenants/tenants.repository.js';
@@ -59,10 +60,12 @@ export const systemRoutes: RouteModule = (app, ctx) => {
 
   app.get('/v1/health', { config: { permission: 'public' }, schema: { tags: ['system'], operationId: 'health', response: { 200: Health } } }, async () => {
     const databaseOk = await sql`SELECT 1`.execute(ctx.db).then(() => true, () => false);
-    // Platform-wide queue depth (no tenant data): jobs waiting and jobs being processed.
+    // Platform-wide queue depth (no tenant data): jobs waiting and jobs being processed. A suspended
+    // or deleted tenant's queued jobs are not counted: no worker takes them (paused-tenants.ts).
     const queue = databaseOk
       ? await sql<{ queued: number; processing: number }>`
-          SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued, count(*) FILTER (WHERE status = 'processing')::int AS processing
+          SELECT count(*) FILTER (WHERE status = 'queued' AND tenant_id NOT IN ${pausedTenantIds})::int AS queued,
+                 count(*) FILTER (WHERE status = 'processing')::int AS processing
             FROM jobs WHERE status IN ('queued', 'processing')`
           .execute(ctx.db)
           .then((r) => r.rows[0] ?? { queued: 0, processing: 0 }, () => ({ queued: 0, processing: 0 }))
