@@ -11,7 +11,7 @@ import { chooseJobTemplate, proposesDraftOnMiss } from '../domain/classification
 import { recordExemplarFingerprint } from '../domain/classification/classification.service.js';
 import { type Fingerprint, type FingerprintInput, fingerprintOfDocument } from '../pipeline/classify/index.js';
 import { drawPageImage } from '../domain/documents/page-images.js';
-import { findCanonicalArtifact } from '../domain/documents/jobs.repository.js';
+import { countPageImages, findCanonicalArtifact } from '../domain/documents/jobs.repository.js';
 import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
 import type { PolicyService } from '../domain/policy/policy.service.js';
 import { templateForRun } from '../domain/templates/templates.service.js';
@@ -249,7 +249,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
         format,
         pageCount,
         pagesProcessed,
-        pageImages: artifacts ? artifacts.filter((a) => a.kind === 'page_image').length : 0,
+        pageImages: artifacts ? artifacts.filter((a) => a.kind === 'page_image').length : await countPageImages(db, job.tenant_id, job.id),
         reusedCanonical: !!stored,
         ocr,
         unreadable,

@@ -143,6 +143,9 @@ describe('reextract', () => {
     expect(['completed', 'needs_review']).toContain(job.status);
     expect(job.result.engine).toMatchObject({ reused_canonical: true, format: first.result.engine.format });
     expect(first.result.engine.format).toBe('pdf');
+    // The page images of the run before are still the job's, and the result counts them.
+    expect(first.result.engine.page_images).toBeGreaterThan(0);
+    expect(job.result.engine.page_images).toBe(first.result.engine.page_images);
     expect(job.result.canonical).toEqual(first.result.canonical);
     expect(job.result.extraction).toMatchObject({ template_id: later, template_version: 1 });
     expect(job.template_version).toBe(1);

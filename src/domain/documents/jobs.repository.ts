@@ -102,6 +102,18 @@ export async function findCanonicalArtifact(db: Db | Tx, tenantId: string, jobId
     .executeTakeFirst();
 }
 
+/** How many page images a job's runs listed (a re-extraction keeps those of the run before it). */
+export async function countPageImages(db: Db | Tx, tenantId: string, jobId: string): Promise<number> {
+  const row = await db
+    .selectFrom('artifacts')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .where('job_id', '=', jobId)
+    .where('kind', '=', 'page_image')
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 /** What a job goes back to the queue with: the settings of its next run. */
 export interface Requeue {
   processing_mode?: ProcessingMode;
