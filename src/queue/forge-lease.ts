@@ -2,8 +2,9 @@
 // lease.ts): one SKIP LOCKED statement claims, heartbeats extend the lease and read the abort
 // flag, and only the lease holder may record an iteration or settle. A claim also takes over a
 // run whose lease lapsed (its worker died), up to max_attempts; past that it fails.
-import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import { type UpdateObject, sql } from 'kysely';
+import type { Db, Tx } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import type { ForgeJobRow, ForgeStatus } from '../db/classification-schema.js';
 import { newId } from '../lib/ids.js';
 import { addModelUsage } from '../models/usage.js';
@@ -62,6 +63,19 @@ export async function forgeHeartbeat(db: Db, id: string, workerId: string, lease
   return { held: !!row, abortRequested: row?.abort_requested ?? false };
 }
 
+/** Changes the job's row while this worker's lease on the running job holds; false once it does not. */
+async function updateHeldRun(tx: Tx, job: ForgeJobRow, workerId: string, changes: UpdateObject<Database, 'forge_jobs'>): Promise<boolean> {
+  const held = await tx
+    .updateTable('forge_jobs')
+    .set({ ...changes, updated_at: sql`now()` })
+    .where('id', '=', job.id)
+    .where('lease_owner', '=', workerId)
+    .where('status', '=', 'running')
+    .returning('id')
+    .executeTakeFirst();
+  return !!held;
+}
+
 /**
  * A taken-over run starts over (each iteration is asked afresh): the iterations an earlier attempt
  * recorded go, so that the job's iterations and best are those of the run that finishes. What
@@ -69,15 +83,7 @@ export async function forgeHeartbeat(db: Db, id: string, workerId: string, lease
  */
 export async function clearEarlierAttempts(db: Db, job: ForgeJobRow, workerId: string): Promise<boolean> {
   return db.transaction().execute(async (tx) => {
-    const held = await tx
-      .updateTable('forge_jobs')
-      .set({ iterations_count: 0, best_iteration_id: null, best_score: null, updated_at: sql`now()` })
-      .where('id', '=', job.id)
-      .where('lease_owner', '=', workerId)
-      .where('status', '=', 'running')
-      .returning('id')
-      .executeTakeFirst();
-    if (!held) return false;
+    if (!(await updateHeldRun(tx, job, workerId, { iterations_count: 0, best_iteration_id: null, best_score: null }))) return false;
     await tx.deleteFrom('forge_iterations').where('forge_job_id', '=', job.id).execute();
     return true;
   });
@@ -99,21 +105,13 @@ export interface IterationRecord {
 export async function recordIteration(db: Db, job: ForgeJobRow, workerId: string, it: IterationRecord): Promise<boolean> {
   return db.transaction().execute(async (tx) => {
     const id = newId('fgi');
-    const updated = await tx
-      .updateTable('forge_jobs')
-      .set({
-        iterations_count: it.number,
-        tokens: sql`tokens + ${it.tokens}`,
-        dollars: sql`dollars + ${it.dollars}`,
-        ...(it.isBest ? { best_iteration_id: id, best_score: it.scores.overall ?? 0 } : {}),
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', job.id)
-      .where('lease_owner', '=', workerId)
-      .where('status', '=', 'running')
-      .returning('id')
-      .executeTakeFirst();
-    if (!updated) return false;
+    const held = await updateHeldRun(tx, job, workerId, {
+      iterations_count: it.number,
+      tokens: sql`tokens + ${it.tokens}`,
+      dollars: sql`dollars + ${it.dollars}`,
+      ...(it.isBest ? { best_iteration_id: id, best_score: it.scores.overall ?? 0 } : {}),
+    });
+    if (!held) return false;
     await tx
       .insertInto('forge_iterations')
       .values({ id, tenant_id: job.tenant_id, forge_job_id: job.id, number: it.number, candidate: JSON.stringify(it.candidate), scores: JSON.stringify(it.scores), tokens: it.tokens, dollars: it.dollars, notes: it.notes })
@@ -130,15 +128,8 @@ export async function recordIteration(db: Db, job: ForgeJobRow, workerId: string
  */
 export async function recordUnusedSpend(db: Db, job: ForgeJobRow, workerId: string, usage: ModelUsage): Promise<void> {
   await db.transaction().execute(async (tx) => {
-    const updated = await tx
-      .updateTable('forge_jobs')
-      .set({ tokens: sql`tokens + ${usage.input_tokens + usage.output_tokens}`, dollars: sql`dollars + ${usage.cost_usd}`, updated_at: sql`now()` })
-      .where('id', '=', job.id)
-      .where('lease_owner', '=', workerId)
-      .where('status', '=', 'running')
-      .returning('id')
-      .executeTakeFirst();
-    if (updated) await addModelUsage(tx, job.tenant_id, [usage]);
+    const held = await updateHeldRun(tx, job, workerId, { tokens: sql`tokens + ${usage.input_tokens + usage.output_tokens}`, dollars: sql`dollars + ${usage.cost_usd}` });
+    if (held) await addModelUsage(tx, job.tenant_id, [usage]);
   });
 }
 
