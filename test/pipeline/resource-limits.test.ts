@@ -1,6 +1,7 @@
 // Hostile documents cost bounded memory and end in a coded, non-retried failure: XML bombs are
 // refused before they inflate, a thread that runs out of heap fails its document with
 // `resource_limit`, and a thread that grew past the high-water mark is replaced after its task.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -103,6 +104,21 @@ describe('resource limits of the pipeline', () => {
     expect(err).toMatchObject({ code: 'resource_limit', internal: false, pageCount: 1 });
     expect(err.message).toMatch(/its result would be 3 MB of JSON, more than the 1 MB one job's result may be/);
   }, 120_000);
+
+  it('keeps the parser runtime\'s own "Aborted()" line off stderr, the stream of the JSON log', () => {
+    // In a process of its own, as a worker draws page images: the runtime writes to the real stderr.
+    const script = [
+      `const { setPdfiumMemoryLimit } = await import(${JSON.stringify(new URL('../../src/pipeline/ingest/pdf/pdfium.ts', import.meta.url).href)});`,
+      `const { renderPagePng } = await import(${JSON.stringify(new URL('../../src/pipeline/render-page.ts', import.meta.url).href)});`,
+      `const { pdfWithNestedForms } = await import(${JSON.stringify(new URL('../../bench/lib/hostile-files.ts', import.meta.url).href)});`,
+      'setPdfiumMemoryLimit(64);',
+      'const err = await renderPagePng(pdfWithNestedForms(5, 10), 1, { dpi: 72 }).then(() => null, (e) => e);',
+      'process.stdout.write(err?.code ?? "none");',
+    ].join('\n');
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(child.stdout).toBe('resource_limit');
+    expect(child.stderr).not.toMatch(/Aborted\(/);
+  }, 90_000);
 
   it('reads a PDF of 20,000 scattered text operators', async () => {
     // Reading order once tried each of thousands of column gutters with a full split: quadratic.

@@ -139,6 +139,15 @@ export function discardPdfium(): void {
 
 type Imports = WebAssembly.Imports & { env: Record<string, unknown> };
 
+/**
+ * The runtime prints "Aborted(…)" to stderr before a trap, outside the process's JSON log. The
+ * trap's own message says the same and becomes the job's error (failure.ts), so that line is
+ * dropped; anything else the runtime prints still reaches stderr.
+ */
+function printRuntimeError(line: string): void {
+  if (!line.startsWith('Aborted(')) process.stderr.write(`${line}\n`);
+}
+
 /** The compiled module, kept across instances: a fresh instance after a trap skips compiling. */
 let compiled: Promise<{ binary: ArrayBuffer; module: WebAssembly.Module }> | undefined;
 
@@ -161,6 +170,7 @@ async function initPdfium(): Promise<Pdfium> {
   // more) to it. A refused growth makes PDFium's malloc fail, which aborts the call with a trap.
   const module = await init({
     wasmBinary: binary,
+    printErr: printRuntimeError,
     instantiateWasm: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance) => WebAssembly.Exports) => {
       const env = (imports as Imports).env;
       const resize = env.emscripten_resize_heap as (requested: number) => boolean;
