@@ -151,6 +151,23 @@ describe('PATCH /v1/admin/tenant-policy/{tenant_id}', () => {
     expect(platformWide.body.detail[0].loc).toEqual(['body', 'default_template_id']);
   });
 
+  it('never points default_template_id at a template whose delete is committing meanwhile', async () => {
+    const created = await h.request('POST', '/v1/templates', { token: acmeAdmin, body: { name: 'going-away', json_schema: { type: 'object', properties: { total: { type: 'number' } } } } });
+    const id = created.body.id as string;
+    // A delete in flight: it holds the template's row and has marked it deleted, not yet committed.
+    let setting: Promise<{ status: number; body: { code?: string } }> | undefined;
+    await h.db.transaction().execute(async (tx) => {
+      await tx.selectFrom('templates').select('id').where('id', '=', id).forUpdate().execute();
+      await tx.updateTable('templates').set({ deleted_at: new Date() }).where('id', '=', id).execute();
+      setting = patch({ default_template_id: id });
+      // Long enough for the PATCH to reach its check of the template (it answers in milliseconds when it does not wait).
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    const res = await setting!;
+    expect(res.status, JSON.stringify(res.body)).toBe(404);
+    expect((await h.request('GET', policyOf('acme'), { token: acmeAdmin })).body.fields.default_template_id.value).toBeNull();
+  });
+
   it('stores nested policy objects exactly as given, and clears them with null', async () => {
     const layout = { reading_order: 'columns', thresholds: { min: 0.2, list: [1, 'two', null] }, nothing: null };
     const set = await patch({ layout_policy: layout, paddle_risk_policy: {}, feature_flags: { beta_console: true } });

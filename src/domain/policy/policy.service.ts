@@ -6,7 +6,7 @@
 // PolicyService polls (POLL_MS). The HTTP layer adds a per-request memo on top (plugins/policy.ts).
 import type { Db } from '../../db/database.js';
 import { forbidden, notFound, validationError } from '../../lib/errors.js';
-import { templateIsLive } from '../documents/references.js';
+import { lockLiveTemplate } from '../documents/references.js';
 import type { Principal } from '../identity/principal.js';
 import { findTenant } from '../tenants/tenants.repository.js';
 import { type EffectivePolicy, PLATFORM_CONTROLLED, type PolicyName, type PolicyValues } from './policy.registry.js';
@@ -167,9 +167,10 @@ export class PolicyService {
   /** Applies a validated PATCH (present: set, null: inherit again, absent: unchanged). */
   async patchTenant(actor: Principal, tenantId: string, patch: Record<string, unknown>): Promise<{ read: TenantPolicyRead; changes: Changes }> {
     const changes = await this.db.transaction().execute(async (tx) => {
-      // A default template is one of the tenant's own live templates, as a job's template_id is.
+      // A default template is one of the tenant's own live templates, as a job's template_id is;
+      // its row is held so that a delete (which refuses the default) cannot commit in between.
       const template = patch.default_template_id;
-      if (typeof template === 'string' && !(await templateIsLive(tx, tenantId, template))) throw notFound(`Template ${template}`);
+      if (typeof template === 'string' && !(await lockLiveTemplate(tx, tenantId, template))) throw notFound(`Template ${template}`);
       await bumpPolicyVersion(tx);
       const before = await findTenantValues(tx, tenantId);
       const after = applyTenantPatch(before, patch);
