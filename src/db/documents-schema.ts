@@ -69,6 +69,12 @@ export interface JobsTable {
   failure_code: string | null;
   failure_message: string | null;
   result: NullableJson;
+  /**
+   * How the stored canonical output was read (migration 0016): the OCR report and the unreadable
+   * pages and parts of the full run that made it, which a re-extraction's result repeats. Null
+   * when there was nothing to report, or no output is stored.
+   */
+  reading: NullableJson;
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -12,6 +12,7 @@ import { newId } from '../lib/ids.js';
 import { noFlushWait } from '../db/no-flush-wait.js';
 import { executePrepared } from '../db/prepared-statements.js';
 import { notifyQueued } from './notify.js';
+import type { Reading } from './result.js';
 
 export interface HeartbeatAnswer {
   held: boolean;
@@ -67,6 +68,8 @@ export interface Outcome {
   review_reasons?: string[];
   /** Artifacts of this run; when given they replace the previous run's (the source upload stays). */
   artifacts?: NewArtifact[];
+  /** How this run read the document (jobs.reading), stored with its artifacts; null: nothing to report. */
+  reading?: Reading | null;
 }
 
 /**
@@ -122,6 +125,10 @@ async function moveInBatch(tx: Tx, job: Job, updated: { deleted_at: Date | null 
  * beside it. Six round trips (a transaction of four statements) became one.
  */
 async function settleWrites(db: Db | Tx, job: Job, workerId: string, outcome: Outcome, cancel: CancelGuard): Promise<{ id: string; deleted_at: Date | null } | undefined> {
+  // A full run replaces the run's outputs, also when it fails: the outputs of the run before belong
+  // to a result that is gone (and maybe to another page selection), and a re-extraction must not
+  // build on them. A failed re-extraction leaves the canonical output it read in place.
+  const replace = outcome.artifacts !== undefined || (outcome.status === 'failed' && job.run_kind !== 'reextract');
   const values = {
     status: outcome.status,
     result: outcome.resultText ?? (outcome.result ? JSON.stringify(outcome.result) : null),
@@ -132,11 +139,9 @@ async function settleWrites(db: Db | Tx, job: Job, workerId: string, outcome: Ou
     ...(outcome.pages_processed !== undefined ? { pages_processed: outcome.pages_processed } : {}),
     ...(outcome.classification !== undefined ? { classification: outcome.classification ? JSON.stringify(outcome.classification) : null } : {}),
     ...(outcome.template_version !== undefined ? { template_version: outcome.template_version } : {}),
+    // How the outputs were read comes and goes with them; a re-extraction keeps what it repeated.
+    ...(replace ? { reading: outcome.reading ? JSON.stringify(outcome.reading) : null } : {}),
   };
-  // A full run replaces the run's outputs, also when it fails: the outputs of the run before belong
-  // to a result that is gone (and maybe to another page selection), and a re-extraction must not
-  // build on them. A failed re-extraction leaves the canonical output it read in place.
-  const replace = outcome.artifacts !== undefined || (outcome.status === 'failed' && job.run_kind !== 'reextract');
   const added = (outcome.artifacts ?? []).map(({ render, ...a }) => ({ ...a, render: render ?? null, id: newId('art') }));
   const detail = JSON.stringify(outcome.failure_code ? { failure_code: outcome.failure_code } : {});
   const { rows } = await executePrepared(db, sql<{ id: string; deleted_at: Date | null }>`

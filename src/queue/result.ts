@@ -22,6 +22,34 @@ export interface RunFacts {
   unreadableParts?: UnreadablePart[];
 }
 
+/** How a stored canonical output was read (jobs.reading), as result.engine names it. */
+export interface Reading {
+  ocr?: OcrReport | null;
+  unreadable_pages?: UnreadablePage[] | null;
+  unreadable_parts?: UnreadablePart[] | null;
+}
+
+/**
+ * What a full run stores about its reading for the re-extractions that reuse its canonical output;
+ * null when there is nothing to say. The OCR report's judge readings are left out: the second
+ * readings are not stored, and a re-extraction says the judge is unavailable.
+ */
+export function readingOf(facts: Pick<RunFacts, 'ocr' | 'unreadable' | 'unreadableParts'>): Reading | null {
+  const reading: Reading = {};
+  if (facts.ocr) {
+    const { judge: _judge, ...ocr } = facts.ocr;
+    reading.ocr = ocr;
+  }
+  if (facts.unreadable?.length) reading.unreadable_pages = facts.unreadable;
+  if (facts.unreadableParts?.length) reading.unreadable_parts = facts.unreadableParts;
+  return Object.keys(reading).length ? reading : null;
+}
+
+/** The run facts a re-extraction repeats from the stored reading (none when it is null). */
+export function factsOfReading(reading: Reading | null | undefined): Required<Pick<RunFacts, 'ocr' | 'unreadable' | 'unreadableParts'>> {
+  return { ocr: reading?.ocr ?? null, unreadable: reading?.unreadable_pages ?? [], unreadableParts: reading?.unreadable_parts ?? [] };
+}
+
 /** What the entity and extraction stages produced (see run-job.ts extractStage). */
 export interface StageOutput {
   entities?: unknown[];

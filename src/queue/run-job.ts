@@ -32,7 +32,7 @@ import { PipelineFailure, type PipelinePool } from './pipeline-pool.js';
 import { type AbortKind, type ExtractOutput, type ExtractTask, type PipelineOutput, ocrPolicyOf } from './pipeline-task.js';
 import { readsTextInImages } from '../pipeline/ocr/policy.js';
 import { remoteOcrFor } from './remote-ocr.js';
-import { type StageOutput, buildResult } from './result.js';
+import { type Reading, type StageOutput, buildResult, factsOfReading, readingOf } from './result.js';
 
 export interface RunDeps {
   db: Db;
@@ -177,6 +177,9 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       canonicalText = (await deps.blobs.readAll(stored.sha256!)).toString('utf8');
       // engine.format names the format as a full run does ("pdf"), not the stored content type.
       format = formatOfContentType(job.content_type) ?? job.content_type;
+      // How that output was read (the OCR report, pages and parts that could not be read) is
+      // said again: the result the facts were in was cleared for this run.
+      ({ ocr, unreadable, unreadableParts } = factsOfReading(job.reading as Reading | null));
     } else {
       // A re-extraction whose canonical output is gone runs the whole pipeline again.
       const source = uploadPath ? { path: uploadPath } : { bytes: await (upload ?? deps.blobs.readAll(job.sha256)) };
@@ -266,7 +269,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
       classification,
       template_version: stage.templateVersion,
       review_reasons: stage.reviewReasons,
-      ...(artifacts ? { artifacts } : {}),
+      ...(artifacts ? { artifacts, reading: readingOf({ ocr, unreadable, unreadableParts }) } : {}),
     });
     lap('settle');
     if (!settled) log.warn({ jobId: job.id, workerId }, 'lost the lease before settling; another worker owns the job now');

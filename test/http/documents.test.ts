@@ -2,6 +2,7 @@
 // worker threads), results and artifacts read back through the API. Real files from shared/data.
 import fs from 'node:fs';
 import path from 'node:path';
+import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FILES, createTemplate, data, upload, uploadBatch, waitFor, waitForJob } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
@@ -151,6 +152,43 @@ describe('reextract', () => {
     expect(job.template_version).toBe(1);
     expect(job.artifacts.map((a: { id: string }) => a.id).sort()).toEqual(first.artifacts.map((a: { id: string }) => a.id).sort());
   });
+
+  it('repeats how the reused canonical output was read: unreadable pages and parts, again and again', async () => {
+    // A real two-slide deck whose second slide and first slide's speaker notes are broken.
+    const files = unzipSync(fs.readFileSync(data('pptx-python-pptx/files/sld-notes.pptx')));
+    files['ppt/slides/slide2.xml'] = strToU8('<p:sld><p:cSld>');
+    files['ppt/notesSlides/notesSlide1.xml'] = strToU8('<p:notes><p:cSld>');
+    const first = await process({ name: 'broken.pptx', bytes: zipSync(files) }, { processing_mode: 'canonical' });
+    expect(first.status).toBe('completed');
+    expect(first.result.engine.unreadable_pages).toEqual([{ page_number: 2, part: 'ppt/slides/slide2.xml', message: expect.stringMatching(/cannot be read/) }]);
+    expect(first.result.engine.unreadable_parts).toEqual([{ part: 'ppt/notesSlides/notesSlide1.xml', page_numbers: [1], message: expect.stringMatching(/speaker notes/) }]);
+    for (let run = 0; run < 2; run++) {
+      expect((await h.request('POST', `/v1/documents/${first.job_id}/reextract`, { token: member })).status).toBe(200);
+      const job = await waitForJob(h, member, first.job_id);
+      expect(job.result.engine).toMatchObject({ reused_canonical: true, format: 'pptx' });
+      expect(job.result.engine.unreadable_pages).toEqual(first.result.engine.unreadable_pages);
+      expect(job.result.engine.unreadable_parts).toEqual(first.result.engine.unreadable_parts);
+    }
+    // A full run reads the file again and says what it found itself.
+    expect((await h.request('POST', `/v1/documents/${first.job_id}/reprocess`, { token: member })).status).toBe(200);
+    const again = await waitForJob(h, member, first.job_id);
+    expect(again.result.engine).toMatchObject({ reused_canonical: false, unreadable_pages: first.result.engine.unreadable_pages, unreadable_parts: first.result.engine.unreadable_parts });
+  });
+
+  it('repeats the OCR report of the run that read a scan', async () => {
+    await tenantWithPolicy('reextract-ocr', { ocr_selection_mode: 'tesseract_priority' });
+    const user = (await h.seedUser('reextract-ocr', 'member')).token!;
+    const res = await upload(h, user, data('ocr-text/phototest.tif'), { processing_mode: 'canonical' });
+    const first = await waitForJob(h, user, res.body.job_id, undefined, 150_000);
+    expect(first.status).toBe('completed');
+    expect(first.result.engine.stages).toContain('ocr');
+    expect(first.result.engine.ocr.pages).toEqual([expect.objectContaining({ page_number: 1, engine_used: 'tesseract' })]);
+    expect((await h.request('POST', `/v1/documents/${first.job_id}/reextract`, { token: user })).status).toBe(200);
+    const job = await waitForJob(h, user, first.job_id);
+    expect(job.result.engine.reused_canonical).toBe(true);
+    expect(job.result.engine.stages.slice(0, 4)).toEqual(['ingest', 'ocr', 'layout', 'canonical']);
+    expect(job.result.engine.ocr).toEqual(first.result.engine.ocr);
+  }, 240_000);
 });
 
 describe('cancel while processing', () => {

@@ -14,6 +14,7 @@ import * as forgeEndpointPrice from './0012_forge_endpoint_price.js';
 import * as maintenanceMarks from './0013_maintenance_marks.js';
 import * as resultAsJson from './0014_result_as_json.js';
 import * as localPathsPerTenant from './0015_local_paths_per_tenant.js';
+import * as jobReading from './0016_job_reading.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0013_maintenance_marks': maintenanceMarks,
   '0014_result_as_json': resultAsJson,
   '0015_local_paths_per_tenant': localPathsPerTenant,
+  '0016_job_reading': jobReading,
 };

@@ -18,7 +18,7 @@ export const SUMMARY_COLUMNS = [
   'failure_message', 'created_by', 'created_at', 'updated_at', 'started_at', 'finished_at', 'deleted_at',
 ] as const satisfies readonly (keyof JobsTable)[];
 
-export type JobSummary = Omit<Job, 'result'>;
+export type JobSummary = Omit<Job, 'result' | 'reading'>;
 
 export interface JobFilters {
   status?: JobStatus;
