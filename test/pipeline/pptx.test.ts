@@ -258,6 +258,39 @@ describe('PPTX layouts, masters and notes that cannot be read', () => {
     expect(titleTop(doc)).toBeLessThan(144);
   });
 
+  it('lists a slide relationship part that cannot be parsed: its layout, master and notes were lost without a word', async () => {
+    const doc = await runCanonical(realDeck({ 'ppt/slides/_rels/slide1.xml.rels': '<Relationships><Relationship Id="rId1"' }));
+    expect(doc.text).toContain('Quarterly review');
+    expect(doc.text).not.toContain('Notes');
+    expect(doc.unreadable).toEqual([]);
+    expect(doc.unreadableParts).toEqual([
+      { part: 'ppt/slides/_rels/slide1.xml.rels', page_numbers: [1], message: expect.stringMatching(/relationship part .*not well-formed.*layout, slide master and speaker notes .*not found/) },
+    ]);
+    // Without its layout (and so its master) the title has no position of its own.
+    const titleTop = (d: CanonicalDocument) => d.pages[0]!.blocks.find((b) => b.text === 'Quarterly review')!.bbox[1];
+    expect(titleTop(await runCanonical(realDeck({})))).toBeGreaterThanOrEqual(144);
+    expect(titleTop(doc)).toBeLessThan(144);
+  });
+
+  it('lists the slide relationship part in pages mode too, once, and one that holds no Relationships element', async () => {
+    const doc = await runCanonical(realDeck({ 'ppt/slides/_rels/slide1.xml.rels': '<?xml version="1.0"?><Types/>' }), { pptxNotesMode: 'pages' });
+    expect(doc.page_count).toBe(1);
+    expect(doc.unreadableParts).toEqual([{ part: 'ppt/slides/_rels/slide1.xml.rels', page_numbers: [1], message: expect.stringMatching(/no Relationships element \(its root is <Types>\)/) }]);
+  });
+
+  it("lists a slide layout's relationship part that cannot be parsed: the master's positions were lost", async () => {
+    const doc = await runCanonical(realDeck({ 'ppt/slideLayouts/_rels/slideLayout1.xml.rels': '<?xml version="1.0"?><!DOCTYPE x><Relationships/>' }));
+    expect(doc.text).toContain('Notes');
+    expect(doc.unreadableParts).toEqual([{ part: 'ppt/slideLayouts/_rels/slideLayout1.xml.rels', page_numbers: [1], message: expect.stringMatching(/slide layout's relationship part .*DOCTYPE.*slide master it names is not found/) }]);
+    expect(doc.pages[0]!.blocks.find((b) => b.text === 'Quarterly review')!.bbox[1]).toBeLessThan(144);
+  });
+
+  it('has nothing to list for a slide without a relationship part (a part without relationships has none)', async () => {
+    const doc = await runCanonical(realDeck({ 'ppt/slides/_rels/slide1.xml.rels': null }));
+    expect(doc.text).toContain('Quarterly review');
+    expect(doc.unreadableParts).toEqual([]);
+  });
+
   it('reports them in the job result as engine.unreadable_parts', async () => {
     const doc = await runCanonical(realDeck({ 'ppt/notesSlides/notesSlide1.xml': null }));
     const { result } = buildResult({ processing_mode: 'canonical', template_id: null, page_range: null }, null, { format: 'pptx', pagesProcessed: 1, pageCount: 1, pageImages: 0, reusedCanonical: false, unreadableParts: doc.unreadableParts });

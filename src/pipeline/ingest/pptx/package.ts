@@ -16,8 +16,20 @@ export interface Package {
   part(name: string): XNode | undefined;
   /** Why `part(name)` is undefined ("it is missing", the parser's complaint); undefined when it was read. */
   problem(name: string): string | undefined;
-  /** Relationship id → target part path, for the part `name`. */
+  /** Relationship id → target part path, for the part `name` (empty when its relationships cannot be read). */
   rels(name: string): Map<string, { target: string; type: string }>;
+  /**
+   * Why the relationships of `name` cannot be read (their part is not well-formed, or holds no
+   * Relationships element); undefined when they were read, or when there is no relationship part:
+   * a part without relationships has none (OPC).
+   */
+  relsProblem(name: string): string | undefined;
+}
+
+/** The part holding the relationships of `name`: ppt/slides/slide1.xml → ppt/slides/_rels/slide1.xml.rels. */
+export function relsPartName(name: string): string {
+  const slash = name.lastIndexOf('/');
+  return `${name.slice(0, slash + 1)}_rels/${name.slice(slash + 1)}.rels`;
 }
 
 export function openPackage(bytes: Uint8Array): Package {
@@ -67,18 +79,23 @@ export function openPackage(bytes: Uint8Array): Package {
     part(name);
     return problems.get(name);
   };
+  const relsProblem = (name: string) => {
+    const relsName = relsPartName(name);
+    if (!files[relsName]) return undefined;
+    const read = part(relsName);
+    if (!read) return problems.get(relsName);
+    return childrenOf(read, 'Relationships').length ? undefined : `it holds no Relationships element${read.children[0] ? ` (its root is <${read.children[0].tag}>)` : ''}`;
+  };
   const rels = (name: string) => {
-    const slash = name.lastIndexOf('/');
-    const dir = name.slice(0, slash + 1);
-    const relsName = `${dir}_rels/${name.slice(slash + 1)}.rels`;
+    const dir = name.slice(0, name.lastIndexOf('/') + 1);
     const out = new Map<string, { target: string; type: string }>();
-    for (const r of childrenOf(childrenOf(part(relsName), 'Relationships')[0], 'Relationship')) {
+    for (const r of childrenOf(childrenOf(part(relsPartName(name)), 'Relationships')[0], 'Relationship')) {
       if (r.attrs.TargetMode === 'External') continue;
       out.set(r.attrs.Id, { target: resolve(dir, r.attrs.Target ?? ''), type: r.attrs.Type ?? '' });
     }
     return out;
   };
-  return { part, problem, rels };
+  return { part, problem, rels, relsProblem };
 }
 
 /** Resolves a relationship target ("../slideLayouts/x.xml" or "/ppt/x.xml") against a folder. */

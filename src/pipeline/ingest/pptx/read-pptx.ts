@@ -80,7 +80,7 @@ export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMo
   const parts = new UnreadableParts(pkg);
   slideParts.forEach((name, i) => {
     sequence.push({ slide: i });
-    const notes = mode === 'pages' ? slideNotes(pkg, name, parts, sequence.length) : '';
+    const notes = mode === 'pages' ? slideNotes(name, parts, sequence.length) : '';
     if (notes) sequence.push({ slide: i, notes });
   });
   try {
@@ -119,7 +119,7 @@ function readPages(
     }
     const slide = readSlide(pkg, parts, slideParts[i]!, at + 1, width, height);
     const page: SourcePage = { page_number: at + 1, width, height, rotation: 0, source: 'pptx', blocks: slide.blocks, tables: slide.tables };
-    const margin = mode === 'margin' ? slideNotes(pkg, slideParts[i]!, parts, at + 1) : '';
+    const margin = mode === 'margin' ? slideNotes(slideParts[i]!, parts, at + 1) : '';
     if (margin) page.blocks!.push(notesBlock(margin, [width, 0, width + width / 3, height]));
     page.key_values = findKeyValues(page.blocks!.filter((b) => b.type !== 'table').flatMap((b) => b.lines));
     pages.push(page);
@@ -132,17 +132,16 @@ function readPages(
 }
 
 /** A slide's speaker notes ('' when it has none, or when its notes part cannot be read: then noted against `pageNumber`). */
-function slideNotes(pkg: Package, name: string, parts: UnreadableParts, pageNumber: number): string {
-  const notesName = [...pkg.rels(name).values()].find((r) => r.type === `${REL}notesSlide`)?.target;
+function slideNotes(name: string, parts: UnreadableParts, pageNumber: number): string {
+  const notesName = parts.rels(name, 'slide_rels', pageNumber).find((r) => r.type === `${REL}notesSlide`)?.target;
   return notesName ? notesText(parts.read(notesName, 'notes', pageNumber)) : '';
 }
 
 function readSlide(pkg: Package, parts: UnreadableParts, name: string, pageNumber: number, width: number, height: number) {
-  const rels = [...pkg.rels(name).values()];
-  const layoutName = rels.find((r) => r.type === `${REL}slideLayout`)?.target;
+  const layoutName = parts.rels(name, 'slide_rels', pageNumber).find((r) => r.type === `${REL}slideLayout`)?.target;
   const layout = layoutName ? parts.read(layoutName, 'layout', pageNumber) : undefined;
   // A layout that cannot be read still names its master: its relationships are a part of their own.
-  const masterName = layoutName ? [...pkg.rels(layoutName).values()].find((r) => r.type === `${REL}slideMaster`)?.target : undefined;
+  const masterName = layoutName ? parts.rels(layoutName, 'layout_rels', pageNumber).find((r) => r.type === `${REL}slideMaster`)?.target : undefined;
   const tree = path(pkg.part(name)?.children[0], 'p:cSld', 'p:spTree');
   return slideBlocks(readShapes(tree), {
     width,
