@@ -297,3 +297,44 @@ describe('PPTX layouts, masters and notes that cannot be read', () => {
     expect((result.engine as Record<string, unknown>).unreadable_parts).toEqual([{ part: 'ppt/notesSlides/notesSlide1.xml', page_numbers: [1], message: expect.stringMatching(/missing/) }]);
   });
 });
+
+describe('PPTX slide list whose relationships cannot be read', () => {
+  // A real three-slide deck, each slide with its own text.
+  const realDeck = (parts: Record<string, string | ((xml: string) => string)>) => {
+    const files = unzipSync(readData('pptx-python-pptx/files/txt-paragraph-spacing.pptx'));
+    for (const [name, xml] of Object.entries(parts)) files[name] = strToU8(typeof xml === 'string' ? xml : xml(strFromU8(files[name]!)));
+    return zipSync(files);
+  };
+  const presRels = 'ppt/_rels/presentation.xml.rels';
+
+  it('fails as corrupt_document, naming the part, when the presentation relationships cannot be parsed (it said the deck had no slides)', async () => {
+    await expect(runCanonical(realDeck({ [presRels]: '<Relationships><Relationship Id="rId2"' }))).rejects.toMatchObject({
+      code: 'corrupt_document',
+      message: expect.stringMatching(/slides cannot be found: the presentation's relationship part ppt\/_rels\/presentation.xml.rels cannot be read \(it is not well-formed/),
+    });
+  });
+
+  it('keeps a slide whose relationship is missing in its place, listed as unreadable (it vanished and the next slide took its number)', async () => {
+    const doc = await runCanonical(realDeck({ [presRels]: (xml) => xml.replace(/<Relationship Id="rId3"[^>]*\/>/, '') }));
+    expect(doc.page_count).toBe(3);
+    expect(doc.pages.map((p) => p.blocks.map((b) => b.text).join(' ').slice(0, 24))).toEqual(['Paragraph having space b', '', 'Paragraph having line sp']);
+    expect(doc.unreadable).toEqual([{ page_number: 2, part: presRels, message: 'slide 2 cannot be found: the presentation\'s relationship part ppt/_rels/presentation.xml.rels names no slide with the id "rId3"' }]);
+  });
+
+  it('fails as corrupt_document when no listed slide can be found', async () => {
+    await expect(runCanonical(realDeck({ [presRels]: '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"/>' }))).rejects.toMatchObject({
+      code: 'corrupt_document',
+      message: expect.stringMatching(/no slide can be read: slide 1 cannot be found.*\(and 2 more\)/),
+    });
+  });
+
+  it('names the unreadable package relationships when the presentation part is not where they usually point', async () => {
+    const files = unzipSync(readData('pptx-python-pptx/files/txt-paragraph-spacing.pptx'));
+    files['_rels/.rels'] = strToU8('<Relationships');
+    // The presentation part under another name (its relationships moved with it).
+    files['ppt/deck.xml'] = files['ppt/presentation.xml']!;
+    files['ppt/_rels/deck.xml.rels'] = files[presRels]!;
+    delete files['ppt/presentation.xml'];
+    await expect(runCanonical(zipSync(files))).rejects.toMatchObject({ code: 'corrupt_document', message: expect.stringMatching(/presentation part ppt\/presentation.xml cannot be read: it is missing .*_rels\/.rels, which names it, cannot be read either/) });
+  });
+});

@@ -9,14 +9,14 @@ import { union } from '../../layout/geometry.js';
 import { corruptDocument, emptyDocument, notePageCount } from '../errors.js';
 import { type PagePlanOptions, planPages } from '../page-plan.js';
 import type { SourcePage } from '../source-page.js';
-import { openPackage, type Package } from './package.js';
+import { openPackage, type Package, relsPartName } from './package.js';
 import { type UnreadablePart, UnreadableParts } from './unreadable-parts.js';
 import { EMU_PER_POINT } from './placeholders.js';
 import { readShapes } from './shapes.js';
 import { slideBlocks } from './slide-blocks.js';
 import { readTextBody } from './text-body.js';
 import { layoutText, startCursor } from './text-geometry.js';
-import { type XNode, child, path } from './xml.js';
+import { type XNode, child, childrenOf, path } from './xml.js';
 
 export type { UnreadablePart } from './unreadable-parts.js';
 export type NotesMode = 'margin' | 'pages' | 'off';
@@ -35,6 +35,9 @@ export interface PptxRead {
   unreadableParts: UnreadablePart[];
 }
 
+/** A slide of the slide list: its part, or null (with why) when the list's relationship names none. */
+type SlideRef = { name: string } | { name: null; part: string; problem: string };
+
 export interface UnreadablePage {
   page_number: number;
   part: string;
@@ -47,17 +50,32 @@ export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMo
   const main = [...pkg.rels('').values()].find((r) => r.type === `${REL}officeDocument`)?.target;
   const presName = main && pkg.part(main) ? main : 'ppt/presentation.xml';
   const pres = pkg.part(presName)?.children[0];
-  if (!pres) throw corruptDocument(`its presentation part ${presName} cannot be read: ${pkg.problem(presName) ?? 'it is empty'}`);
+  if (!pres) {
+    // With the package's own relationships unreadable, the usual name was only a guess.
+    const rootProblem = pkg.relsProblem('');
+    const guess = rootProblem ? ` (the package's relationship part _rels/.rels, which names it, cannot be read either: ${rootProblem})` : '';
+    throw corruptDocument(`its presentation part ${presName} cannot be read: ${pkg.problem(presName) ?? 'it is empty'}${guess}`);
+  }
+  const listed = childrenOf(child(pres, 'p:sldIdLst'), 'p:sldId');
+  if (listed.length === 0) throw emptyDocument('the presentation has no slides');
+  // The slide list names each slide by a relationship of the presentation part: without those
+  // relationships no slide can be found (the deck is broken, not empty).
+  const presRels = relsPartName(presName);
+  const relsProblem = pkg.relsProblem(presName);
+  if (relsProblem) throw corruptDocument(`its slides cannot be found: the presentation's relationship part ${presRels} cannot be read (${relsProblem})`);
   const rels = pkg.rels(presName);
-  const slideParts = (child(pres, 'p:sldIdLst')?.children ?? [])
-    .map((s) => rels.get(s.attrs['r:id'] ?? ''))
-    .filter((r) => r !== undefined && r.type === `${REL}slide`)
-    .map((r) => r!.target);
-  if (slideParts.length === 0) throw emptyDocument('the presentation has no slides');
+  // A slide whose relationship is missing (or names no slide) keeps its place in the deck as one
+  // of the slides that cannot be read, rather than vanishing with the slides after it moving up.
+  const slideParts: SlideRef[] = listed.map((s) => {
+    const id = s.attrs['r:id'] ?? '';
+    const r = rels.get(id);
+    return r?.type === `${REL}slide` ? { name: r.target } : { name: null, part: presRels, problem: `the presentation's relationship part ${presRels} names no slide with the id "${id}"` };
+  });
   // Each slide of a deck is a part of its own (PowerPoint never lists one twice). A part listed
   // again and again would be read, and its text output, once per listing: a 4 KB deck naming a
   // 1.5 MB slide five times gave a 148 MB result. The XML budgets count parts, so this is refused.
-  const repeated = slideParts.find((name, i) => slideParts.indexOf(name) !== i);
+  const named = slideParts.flatMap((s) => (s.name === null ? [] : [s.name]));
+  const repeated = named.find((name, i) => named.indexOf(name) !== i);
   if (repeated) throw corruptDocument(`the slide list names ${repeated} more than once`);
   // A size outside what the schema allows (ST_SlideSizeCoordinate: 914,400 to 51,206,400 EMU,
   // 1 to 56 inches) is not a slide's: the 10 × 7.5 in default stands in for it (sldSz cx=-9144000
@@ -78,9 +96,9 @@ export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMo
   // keeps its number in the whole document whatever the selection (page_count counts them all).
   const sequence: { slide: number; notes?: string }[] = [];
   const parts = new UnreadableParts(pkg);
-  slideParts.forEach((name, i) => {
+  slideParts.forEach(({ name }, i) => {
     sequence.push({ slide: i });
-    const notes = mode === 'pages' ? slideNotes(name, parts, sequence.length) : '';
+    const notes = mode === 'pages' && name !== null ? slideNotes(name, parts, sequence.length) : '';
     if (notes) sequence.push({ slide: i, notes });
   });
   try {
@@ -93,7 +111,7 @@ export function readPptx(bytes: Uint8Array, options: PagePlanOptions & { notesMo
 function readPages(
   pkg: Package,
   parts: UnreadableParts,
-  slideParts: string[],
+  slideParts: SlideRef[],
   sequence: { slide: number; notes?: string }[],
   options: PagePlanOptions,
   { width, height, notesW, notesH, mode }: { width: number; height: number; notesW: number; notesH: number; mode: NotesMode },
@@ -111,15 +129,22 @@ function readPages(
     }
     slidesRead++;
     slidePages.add(at + 1);
-    const problem = pkg.problem(slideParts[i]!);
-    if (problem) {
-      unreadable.push({ page_number: at + 1, part: slideParts[i]!, message: `slide ${i + 1} (${slideParts[i]}) cannot be read: ${problem}` });
+    const ref = slideParts[i]!;
+    if (ref.name === null) {
+      unreadable.push({ page_number: at + 1, part: ref.part, message: `slide ${i + 1} cannot be found: ${ref.problem}` });
       pages.push({ page_number: at + 1, width, height, rotation: 0, source: 'pptx', blocks: [], tables: [], key_values: [] });
       continue;
     }
-    const slide = readSlide(pkg, parts, slideParts[i]!, at + 1, width, height);
+    const name = ref.name;
+    const problem = pkg.problem(name);
+    if (problem) {
+      unreadable.push({ page_number: at + 1, part: name, message: `slide ${i + 1} (${name}) cannot be read: ${problem}` });
+      pages.push({ page_number: at + 1, width, height, rotation: 0, source: 'pptx', blocks: [], tables: [], key_values: [] });
+      continue;
+    }
+    const slide = readSlide(pkg, parts, name, at + 1, width, height);
     const page: SourcePage = { page_number: at + 1, width, height, rotation: 0, source: 'pptx', blocks: slide.blocks, tables: slide.tables };
-    const margin = mode === 'margin' ? slideNotes(slideParts[i]!, parts, at + 1) : '';
+    const margin = mode === 'margin' ? slideNotes(name, parts, at + 1) : '';
     if (margin) page.blocks!.push(notesBlock(margin, [width, 0, width + width / 3, height]));
     page.key_values = findKeyValues(page.blocks!.filter((b) => b.type !== 'table').flatMap((b) => b.lines));
     pages.push(page);
