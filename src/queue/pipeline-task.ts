@@ -6,6 +6,7 @@ import type { Fingerprint, PreparedDocument } from '../pipeline/classify/index.j
 import type { Entity } from '../pipeline/entities/recognize.js';
 import type { ExtractionOutput, ExtractionTemplate } from '../pipeline/extract/index.js';
 import type { JudgeSummary } from '../pipeline/extract/judge.js';
+import type { ModelAnswers, ModelExtractionOutput, Prepared, PreparedFields } from '../models/extraction/finish.js';
 
 /**
  * The document: its bytes, or the path of a file the thread reads itself (a local blob store's).
@@ -56,7 +57,11 @@ export interface PipelineOutput {
  * (which reads the database on the event loop):
  *  - no template: the entities, and the document prepared for classification when `classify` says so;
  *  - a template: its extraction (judged against `judgeCanonical` when given), and the fingerprint
- *    the job becomes an exemplar with.
+ *    the job becomes an exemplar with;
+ *  - a template and `model`: the model path's two steps around its calls (which wait on the network
+ *    on the event loop): `prepare` builds the prompts; `finish` merges and grounds the answers, has
+ *    the embedded extractor vote (and read `judgeCanonical`, the second reading, in judge mode
+ *    without a judge model) and decides, then takes the fingerprint.
  */
 export interface ExtractTask {
   kind: 'extract';
@@ -66,7 +71,10 @@ export interface ExtractTask {
   classify: { draft: boolean } | null;
   template: ExtractionTemplate | null;
   judgeCanonical: CanonicalJson | null;
+  model?: ModelStep;
 }
+
+export type ModelStep = { step: 'prepare' } | { step: 'finish'; prep: PreparedFields; answers: ModelAnswers };
 
 export interface ExtractOutput {
   /** Pages of the canonical document (a re-extraction learns it here). */
@@ -77,6 +85,10 @@ export interface ExtractOutput {
   extraction: (ExtractionOutput & { judge?: JudgeSummary }) | null;
   /** The document's fingerprint with the extraction's entities, for the exemplar a completed job records. */
   exemplar: Fingerprint | null;
+  /** The model path's prompts (step `prepare`). */
+  modelPrep?: Prepared;
+  /** The model path's settled extraction (step `finish`). */
+  modelExtraction?: ModelExtractionOutput;
 }
 
 export type ThreadTask = PipelineTask | ExtractTask;

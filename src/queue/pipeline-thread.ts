@@ -9,9 +9,10 @@ import { installThreadGate } from '../lib/native-gate.js';
 import { DEFAULT_MAX_RESULT_MB } from '../config.js';
 import { type CanonicalJson, PipelineError, isPipelineError, renderPagePng, runCanonical, settleAbandonedOcr, toCanonicalJson } from '../pipeline/index.js';
 import { resultTooLarge } from '../pipeline/ingest/errors.js';
-import { fingerprintOfDocument, prepareDocument } from '../pipeline/classify/index.js';
+import { type FingerprintInput, fingerprintOfDocument, prepareDocument } from '../pipeline/classify/index.js';
 import { runEntities, runExtraction } from '../pipeline/extract/index.js';
 import { runJudgedExtraction } from '../pipeline/extract/judge.js';
+import { finishModelExtraction, prepare as prepareModelExtraction } from '../models/extraction/finish.js';
 import { closeOcrEngines } from '../pipeline/ocr/index.js';
 import { installOcrPagePermits } from '../pipeline/ocr/page-permits.js';
 import { setPdfiumMemoryLimit } from '../pipeline/ingest/pdf/pdfium.js';
@@ -111,8 +112,9 @@ async function run(id: number, task: PipelineTask, signal: AbortSignal): Promise
 }
 
 /**
- * The embedded entity and extraction stages (pipeline-task.ts ExtractTask). Synchronous from the
- * parse on: a cancel or timeout meanwhile ends the thread after the pool's grace period.
+ * The embedded entity and extraction stages, and the model path's steps around its calls
+ * (pipeline-task.ts ExtractTask). Synchronous from the parse on: a cancel or timeout meanwhile
+ * ends the thread after the pool's grace period.
  */
 function extract(task: ExtractTask, signal: AbortSignal): ExtractOutput {
   if (signal.aborted) throw signal.reason;
@@ -123,6 +125,12 @@ function extract(task: ExtractTask, signal: AbortSignal): ExtractOutput {
     const entities = runEntities(canonical, policy);
     const prepared = task.classify ? prepareDocument({ canonical, format: task.format, entities }, task.classify.draft) : null;
     return { pageCount, entities, prepared, extraction: null, exemplar: null };
+  }
+  if (task.model?.step === 'prepare') return { pageCount, entities: null, prepared: null, extraction: null, exemplar: null, modelPrep: prepareModelExtraction(canonical, template, policy) };
+  if (task.model?.step === 'finish') {
+    const modelExtraction = finishModelExtraction(canonical, template, policy, task.model.prep, task.model.answers, task.judgeCanonical);
+    const exemplar = fingerprintOfDocument({ canonical, format: task.format, entities: modelExtraction.entities as FingerprintInput['entities'] });
+    return { pageCount, entities: null, prepared: null, extraction: null, exemplar, modelExtraction };
   }
   const extraction = task.judgeCanonical ? runJudgedExtraction(canonical, task.judgeCanonical, template, policy) : runExtraction(canonical, template, policy);
   // What recordExemplar computes from the settled result (its entities), made here beside the document.

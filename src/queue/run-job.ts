@@ -9,7 +9,7 @@ import type { Db } from '../db/database.js';
 import type { Job, PageRender } from '../db/documents-schema.js';
 import { chooseJobTemplate, proposesDraftOnMiss } from '../domain/classification/job-template.js';
 import { recordExemplarFingerprint } from '../domain/classification/classification.service.js';
-import { type Fingerprint, type FingerprintInput, fingerprintOfDocument } from '../pipeline/classify/index.js';
+import type { Fingerprint } from '../pipeline/classify/index.js';
 import { drawPageImage } from '../domain/documents/page-images.js';
 import { countPageImages, findCanonicalArtifact } from '../domain/documents/jobs.repository.js';
 import type { EffectivePolicy } from '../domain/policy/policy.registry.js';
@@ -18,7 +18,7 @@ import { templateForRun } from '../domain/templates/templates.service.js';
 import type { CanonicalJson, OcrReport, UnreadablePage, UnreadablePart } from '../pipeline/index.js';
 import type { DecisionStatus, ExtractionResult } from '../pipeline/extract/index.js';
 import { ModelCallError } from '../models/backends/errors.js';
-import { runModelExtraction } from '../models/extraction/extract.js';
+import { readModelAnswers } from '../models/extraction/extract.js';
 import { type JobModelResolver, type JobModels, clientFor } from '../models/job-models.js';
 import { ModelChooser } from '../models/classify/model-chooser.js';
 import { budgetOf } from '../models/extraction/budget.js';
@@ -233,7 +233,7 @@ export async function runJob(deps: RunDeps, job: Job, workerId: string, shutdown
     const text = canonicalText!;
     const canonicalDoc = (): CanonicalJson => (canonical ??= JSON.parse(text) as CanonicalJson);
     const abortKind = (): AbortKind => (reason === 'timeout' ? 'timeout' : 'cancelled');
-    const stage = await extractStage(deps, job, { text, parsed: canonicalDoc }, policy, judgeCanonical, {
+    const stage = await extractStage(deps, job, text, policy, judgeCanonical, {
       format,
       models,
       pageImages: () => pageImagesOf(deps, job, stored ? null : imagesOfRun),
@@ -313,27 +313,21 @@ export interface StageContext {
   abortKind: () => AbortKind;
 }
 
-/** The canonical document the stage reads: its stored JSON text and, parsed once when needed, the object. */
-export interface StageDocument {
-  text: string;
-  parsed: () => CanonicalJson;
-}
-
 /**
  * Entities and template extraction on the canonical document. With a vlm endpoint in effect for
  * the tenant, a model extracts and every value is grounded (models/extraction); otherwise the
  * embedded extractor does. What walks the document (parsing its JSON, entity recognition, the
- * classification fingerprint, the embedded extraction and judge mode's comparison) runs in the
- * pipeline thread pool, so a large document never holds this event loop; what reads the database
- * (classification against the tenant's templates and exemplars, the template) and the model calls
- * stay here. The extraction's decision settles the job: completed, needs_review (a review opens
+ * classification fingerprint, the embedded extraction and judge mode's comparison, and on the
+ * model path the prompts and the grounding of the answers) runs in the pipeline thread pool, so a
+ * large document never holds this event loop; what reads the database (classification against the
+ * tenant's templates and exemplars, the template) and the model calls stay here. The extraction's decision settles the job: completed, needs_review (a review opens
  * with the reasons) or rejected.
  */
-export async function extractStage(deps: Pick<RunDeps, 'db' | 'pool'>, job: Job, doc: StageDocument, policy: EffectivePolicy, judgeCanonical: CanonicalJson | null, context: StageContext): Promise<Stage> {
+export async function extractStage(deps: Pick<RunDeps, 'db' | 'pool'>, job: Job, canonicalText: string, policy: EffectivePolicy, judgeCanonical: CanonicalJson | null, context: StageContext): Promise<Stage> {
   const done = (output: StageOutput, pageCount: number | null): Stage => ({ status: 'completed', templateVersion: null, reviewReasons: [], output, pageCount, exemplar: null });
   if (job.processing_mode === 'canonical') return done({ stages: [] }, null);
-  const inThread = (task: Pick<ExtractTask, 'classify' | 'template' | 'judgeCanonical'>) =>
-    deps.pool.run({ kind: 'extract', canonicalText: doc.text, format: context.format ?? null, policy, ...task }, { signal: context.signal, abortKind: context.abortKind });
+  const inThread = (task: Pick<ExtractTask, 'classify' | 'template' | 'judgeCanonical' | 'model'>) =>
+    deps.pool.run({ kind: 'extract', canonicalText, format: context.format ?? null, policy, ...task }, { signal: context.signal, abortKind: context.abortKind });
   if (job.processing_mode === 'entities') {
     const found = await inThread({ classify: null, template: null, judgeCanonical: null });
     return done({ entities: found.entities!, stages: ['entities'], notes: { generic_entities_enabled: policy.generic_entities_enabled } }, found.pageCount);
@@ -370,19 +364,17 @@ export async function extractStage(deps: Pick<RunDeps, 'db' | 'pool'>, job: Job,
   }
   const models = context.models;
   if (models?.vlm) {
-    // The model path reads the document here: its calls wait on the network, not this loop.
-    const canonical = doc.parsed();
-    // What the model calls cost counts toward the tenant's month whether the extraction succeeds
-    // or fails after some of them (a later chunk refused, a cancel, a timeout).
+    // The prompts are built and the answers settled in the pipeline thread; the calls between wait
+    // on the network here. What they cost counts toward the tenant's month whether the extraction
+    // succeeds or fails after some of them (a later chunk refused, a cancel, a timeout).
+    const prepared = await inThread({ classify: null, template, judgeCanonical: null, model: { step: 'prepare' } });
+    const prep = prepared.modelPrep!;
     const spent: ModelUsage[] = [];
-    const out = await runModelExtraction({
-      canonical,
-      template,
+    const answers = await readModelAnswers(prep, {
       policy,
       images: context.pageImages ? await context.pageImages() : new Map(),
       client: clientFor(models.vlm, models.guard),
       judge: models.judge ? clientFor(models.judge, models.guard) : null,
-      secondReading: policy.judge_mode_enabled && !models.judge ? judgeCanonical : null,
       signal: context.signal,
       spent,
     })
@@ -391,13 +383,16 @@ export async function extractStage(deps: Pick<RunDeps, 'db' | 'pool'>, job: Job,
       })
       .finally(() => addModelUsage(deps.db, job.tenant_id, spent));
     // Judge mode without a judge endpoint: the second reading votes, when this run made one.
+    const secondReading = policy.judge_mode_enabled && !models.judge ? judgeCanonical : null;
+    const finished = await inThread({ classify: null, template, judgeCanonical: secondReading, model: { step: 'finish', prep: { fields: prep.fields, dates: prep.dates }, answers } });
+    const out = finished.modelExtraction!;
     return decidedStage(out, template.version, classification, {
       stages: ['model_extraction', 'grounding', ...(out.judge ? ['judge'] : [])],
       extraction: out.engine,
       judge: out.judge ?? null,
       judgeMissing: policy.judge_mode_enabled && !out.judge,
-      pageCount: canonical.pages.length,
-      exemplar: fingerprintOfDocument({ canonical, format: context.format ?? null, entities: out.entities as FingerprintInput['entities'] }),
+      pageCount: finished.pageCount,
+      exemplar: finished.exemplar,
     });
   }
   const judged = policy.judge_mode_enabled && judgeCanonical !== null;
