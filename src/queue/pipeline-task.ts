@@ -74,7 +74,7 @@ export interface ExtractTask {
   model?: ModelStep;
 }
 
-export type ModelStep = { step: 'prepare' } | { step: 'finish'; prep: PreparedFields; answers: ModelAnswers };
+export type ModelStep = { step: 'prepare'; imagePages: number[] } | { step: 'finish'; prep: PreparedFields; answers: ModelAnswers };
 
 export interface ExtractOutput {
   /** Pages of the canonical document (a re-extraction learns it here). */

@@ -126,7 +126,7 @@ function extract(task: ExtractTask, signal: AbortSignal): ExtractOutput {
     const prepared = task.classify ? prepareDocument({ canonical, format: task.format, entities }, task.classify.draft) : null;
     return { pageCount, entities, prepared, extraction: null, exemplar: null };
   }
-  if (task.model?.step === 'prepare') return { pageCount, entities: null, prepared: null, extraction: null, exemplar: null, modelPrep: prepareModelExtraction(canonical, template, policy) };
+  if (task.model?.step === 'prepare') return { pageCount, entities: null, prepared: null, extraction: null, exemplar: null, modelPrep: prepareModelExtraction(canonical, template, policy, undefined, task.model.imagePages) };
   if (task.model?.step === 'finish') {
     const modelExtraction = finishModelExtraction(canonical, template, policy, task.model.prep, task.model.answers, task.judgeCanonical);
     const exemplar = fingerprintOfDocument({ canonical, format: task.format, entities: modelExtraction.entities as FingerprintInput['entities'] });

@@ -367,12 +367,13 @@ export async function extractStage(deps: Pick<RunDeps, 'db' | 'pool'>, job: Job,
     // The prompts are built and the answers settled in the pipeline thread; the calls between wait
     // on the network here. What they cost counts toward the tenant's month whether the extraction
     // succeeds or fails after some of them (a later chunk refused, a cancel, a timeout).
-    const prepared = await inThread({ classify: null, template, judgeCanonical: null, model: { step: 'prepare' } });
+    const images = context.pageImages ? await context.pageImages() : new Map<number, Uint8Array>();
+    const prepared = await inThread({ classify: null, template, judgeCanonical: null, model: { step: 'prepare', imagePages: [...images.keys()] } });
     const prep = prepared.modelPrep!;
     const spent: ModelUsage[] = [];
     const answers = await readModelAnswers(prep, {
       policy,
-      images: context.pageImages ? await context.pageImages() : new Map(),
+      images,
       client: clientFor(models.vlm, models.guard),
       judge: models.judge ? clientFor(models.judge, models.guard) : null,
       signal: context.signal,

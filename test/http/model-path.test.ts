@@ -346,23 +346,69 @@ describe('a value printed in several places', () => {
   });
 });
 
-describe('send_page_images off', () => {
-  it('sends the text alone, and a page cut to tokens_per_page does not claim an image shows the rest', async () => {
+describe('a page longer than tokens_per_page, sent without its image', () => {
+  it('send_page_images off: sends a page longer than tokens_per_page whole, in parts, so a value at its foot is read', async () => {
     await h.seedTenant('text-only');
     const tenantAdmin = (await h.seedUser('text-only', 'admin')).token!;
-    const policy = await call('PATCH', '/v1/admin/tenant-policy/text-only', tenantAdmin, { prompt_budget_policy: { send_page_images: false, tokens_per_page: 40 } });
+    const policy = await call('PATCH', '/v1/admin/tenant-policy/text-only', tenantAdmin, { prompt_budget_policy: { send_page_images: false, tokens_per_page: 60 } });
     expect(policy.status, JSON.stringify(policy.body)).toBe(200);
     const t = await call('POST', '/v1/templates', tenantAdmin, { name: 'invoice-text-only', json_schema: SCHEMA });
+    // A dense page: the invoice number at its head, 24 lines of items, the total at its foot,
+    // far past 60 tokens (240 characters) of text.
+    const items = Array.from({ length: 24 }, (_, i) => `Item ${i + 1} office supplies assorted\t${i + 1}\t${(i + 1) * 2}.00`);
+    const lines = ['Northwind Traders GmbH', 'Invoice number: INV-4711', ...items, 'Total: 300.00 EUR'];
+    const bytes = await buildPdf([{ text: lines, columns: [72, 380, 450] }]);
     vlm.seen.length = 0;
-    vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null }));
-    await processInvoice(tenantAdmin, t.body.id);
-    expect(vlm.seen.length).toBeGreaterThan(0);
-    for (const sent of vlm.seen) {
+    // The model answers what the text it was sent shows.
+    vlm.handle((req) => {
+      const text: string = req.json.messages[1].content.find((p: any) => p.type === 'text').text;
+      return completion(req, { invoice_number: text.includes('INV-4711') ? 'INV-4711' : null, total: /Total: 300\.00/.test(text) ? 300 : null });
+    });
+    const res = await upload(h, tenantAdmin, { name: 'dense.pdf', bytes }, { template_id: t.body.id });
+    await waitForJob(h, tenantAdmin, res.body.job_id, undefined, 60_000);
+    const job = (await call('GET', `/v1/documents/${res.body.job_id}`, tenantAdmin)).body;
+
+    const texts: string[] = vlm.seen.map((sent) => {
       const parts = sent.json.messages[1].content;
       expect(parts.some((p: any) => p.type === 'image_url')).toBe(false);
-      expect(parts[0].text).toContain('(text cut here; the rest of this page is not sent)');
-      expect(parts[0].text).not.toContain('page image');
+      return parts.find((p: any) => p.type === 'text').text;
+    });
+    // Every line of the page went to the model, in parts of at most 60 tokens, and nothing says text was left out.
+    const sentText = texts.join('\n');
+    for (const line of lines) for (const word of line.split('\t')) expect(sentText, word).toContain(word);
+    const parts = texts.flatMap((text) => [...text.matchAll(/--- page 1 \(part (\d+) of (\d+)\) ---\n([\s\S]*?)(?=\n--- page |$)/g)]);
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts.map((m) => Number(m[1]))).toEqual(parts.map((_, i) => i + 1));
+    for (const m of parts) {
+      expect(Number(m[2])).toBe(parts.length);
+      expect(m[3]!.length).toBeLessThanOrEqual(240);
     }
+    expect(sentText).not.toMatch(/text cut here|not sent|page image/);
+    // The total at the foot of the page was read, grounded, and merged with the number from its head.
+    expect(job.result.extraction.data).toMatchObject({ invoice_number: 'INV-4711', total: 300 });
+    expect(job.result.extraction.fields.total.evidence[0].text).toContain('300.00');
+  });
+
+  it('sends a long page of a format without page images (a text file) whole, in parts, though images are on', async () => {
+    // One page (no form feed) of about 5,000 tokens: the default tokens_per_page is 3000.
+    const items = Array.from({ length: 400 }, (_, i) => `Item ${String(i + 1).padStart(3, '0')} office supplies, assorted colours   ${(i + 1) * 2}.00`);
+    const text = ['Northwind Traders GmbH', 'Invoice number: INV-4712', ...items, 'Total: 80,200.00 EUR'].join('\n');
+    vlm.seen.length = 0;
+    vlm.handle((req) => {
+      const sent: string = req.json.messages[1].content.find((p: any) => p.type === 'text').text;
+      return completion(req, { invoice_number: sent.includes('INV-4712') ? 'INV-4712' : null, total: sent.includes('Total: 80,200.00') ? 80200 : null });
+    });
+    const res = await upload(h, member, { name: 'long.txt', bytes: Buffer.from(text) }, { template_id: templateId });
+    await waitForJob(h, member, res.body.job_id, undefined, 60_000);
+    const job = (await call('GET', `/v1/documents/${res.body.job_id}`, member)).body;
+    const texts: string[] = vlm.seen.map((sent) => sent.json.messages[1].content.find((p: any) => p.type === 'text').text);
+    expect(vlm.seen.every((sent) => !sent.json.messages[1].content.some((p: any) => p.type === 'image_url'))).toBe(true);
+    const sentText = texts.join('\n');
+    expect(sentText).toContain('--- page 1 (part 2 of 2) ---');
+    for (const line of items) expect(sentText).toContain(line.replace(/\s+/g, ' ').split(' ').slice(0, 2).join(' '));
+    expect(sentText).toContain('Total: 80,200.00 EUR');
+    expect(sentText).not.toMatch(/text cut here|page image shows/);
+    expect(job.result.extraction.data).toMatchObject({ invoice_number: 'INV-4712', total: 80200 });
   });
 });
 

@@ -7,7 +7,8 @@ import { textLines } from '../../src/pipeline/entities/text.js';
 import { schemaFields } from '../../src/pipeline/extract/index.js';
 import { Grounder } from '../../src/models/extraction/grounding.js';
 import { buildData, coerceValue, readAnswer } from '../../src/models/extraction/answer.js';
-import { budgetOf, chunkByBudget, cutToTokens } from '../../src/models/extraction/budget.js';
+import { budgetOf, chunkByBudget, cutToTokens, splitToTokens } from '../../src/models/extraction/budget.js';
+import { promptPages, userPrompt } from '../../src/models/extraction/prompt.js';
 import { mergeReadings } from '../../src/models/extraction/extract.js';
 import { data } from '../helpers/documents.js';
 
@@ -117,6 +118,31 @@ describe('prompt budget and chunks', () => {
     const cut = cutToTokens('line\n'.repeat(1000), 100);
     expect(cut.cut).toBe(true);
     expect(cut.text.length).toBeLessThanOrEqual(400);
+  });
+
+  it('sends a long page without its image in parts that leave nothing out; one with its image is cut', () => {
+    const text = Array.from({ length: 40 }, (_, i) => `line ${i} of a dense page`).join('\n');
+    const parts = splitToTokens(text, 50);
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts.every((p) => p.length <= 200)).toBe(true);
+    expect(parts.join('\n')).toBe(text);
+    const lines = textLines(azure);
+    const whole = lines.filter((l) => l.page === 1).map((l) => l.text).join('\n');
+    const tight = { tokens_per_page: 100, pages_per_chunk: 2 };
+    // Images on, and the page has one: cut, and the prompt says the image shows the rest.
+    const withImage = promptPages(azure.pages, lines, budgetOf(tight), new Set([1]));
+    expect(withImage).toHaveLength(1);
+    expect(withImage[0]).toMatchObject({ cut: true });
+    expect(userPrompt(withImage, 1)).toContain('(text cut here; the page image shows the rest)');
+    // No image to send (send_page_images off, or a page without one): every word, in parts, two to a call.
+    for (const pages of [promptPages(azure.pages, lines, budgetOf({ ...tight, send_page_images: false })), promptPages(azure.pages, lines, budgetOf(tight), new Set())]) {
+      expect(pages.length).toBeGreaterThan(2);
+      expect(pages.map((p) => p.text).join('\n')).toBe(whole);
+      expect(pages.map((p) => p.part)).toEqual(pages.map((_, i) => ({ index: i + 1, of: pages.length })));
+      const chunks = chunkByBudget(pages, (p) => p.tokens, budgetOf(tight));
+      expect(userPrompt(chunks[0]!, 1, [], false)).toMatch(/^Page 1 \(parts 1 to 2 of \d+\) of a 1-page document[^]*--- page 1 \(part 1 of \d+\) ---[^]*--- page 1 \(part 2 of \d+\) ---/);
+      expect(userPrompt(chunks[0]!, 1, [], false)).not.toContain('cut here');
+    }
   });
 
   it('merges chunk answers: the grounded value wins (field_aware) or the last one (legacy); lists are concatenated', () => {

@@ -1,6 +1,7 @@
 // prompt_budget_policy: how much of a document goes into one model call. Keys (all optional):
 //   pages_per_chunk        pages per call at most (shared with the embedded extractor's chunks); default 4
-//   tokens_per_page        text tokens sent per page; a longer page's text is cut there; default 3000
+//   tokens_per_page        text tokens sent per page; a longer page's text is cut there, or, without
+//                          page images, sent whole in parts of this size; default 3000
 //   tokens_per_call        text and image tokens per call; pages beyond it go to the next call; default 24000
 //   image_tokens_per_page  what one page image is counted as; default 1600 (a 100 dpi letter page)
 //   send_page_images       false sends the text alone (text-only models); default true
@@ -45,6 +46,19 @@ export function cutToTokens(text: string, tokens: number): { text: string; cut: 
   if (text.length <= max) return { text, cut: false };
   const lineEnd = text.lastIndexOf('\n', max);
   return { text: text.slice(0, lineEnd > max * 0.8 ? lineEnd : max), cut: true };
+}
+
+/** `text` in consecutive parts of about `tokens` tokens each, cut at line ends when there is one near; nothing is left out. */
+export function splitToTokens(text: string, tokens: number): string[] {
+  const parts: string[] = [];
+  let rest = text;
+  for (;;) {
+    const { text: part, cut } = cutToTokens(rest, tokens);
+    parts.push(part);
+    if (!cut) return parts;
+    // The line end a part stops at separates it from the next.
+    rest = rest.slice(part.length).replace(/^\n/, '');
+  }
 }
 
 /** Consecutive pages grouped into calls: at most pagesPerChunk pages and tokensPerCall tokens each (a page alone may exceed it). */

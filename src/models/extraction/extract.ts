@@ -13,7 +13,7 @@ import type { ModelAnswer, ModelClient, PageImage } from '../backends/types.js';
 import { readAnswer, schemaProblems, schemaRefused, buildData } from './answer.js';
 import { budgetOf } from './budget.js';
 import { type ModelAnswers, type ModelExtractionOutput, type Prepared, type Reading, finishModelExtraction, prepare } from './finish.js';
-import { type PromptPage, userPrompt } from './prompt.js';
+import { type PromptPage, coversDocument, userPrompt } from './prompt.js';
 
 export {
   AGREEMENT_BOOST,
@@ -95,7 +95,7 @@ async function readChunk(client: ModelClient, prep: Prepared, chunk: PromptPage[
     const planned = prep.planning && answer.json && typeof answer.json === 'object' ? (answer.json as { evidence_pages?: unknown }).evidence_pages : null;
     if (Array.isArray(planned)) for (const e of planned) if (e && typeof e.field === 'string' && Number.isInteger(e.page)) pages.set(e.field, e.page);
     reading = { read, pages };
-    const problems = [...read.problems, ...schemaProblems(prep.templateSchema, buildData(prep.fields, read), chunk.length < prep.pageCount)];
+    const problems = [...read.problems, ...schemaProblems(prep.templateSchema, buildData(prep.fields, read), !coversDocument(chunk, prep.pageCount))];
     if (!problems.length || round === 1) break;
     corrections = problems.slice(0, 20);
     meter.corrections++;
@@ -159,7 +159,7 @@ export async function readModelAnswers(prep: Prepared, input: ModelCallInput): P
 
 /** A whole model extraction in this thread: prepared, called, finished (the worker splits it: queue/run-job.ts). */
 export async function runModelExtraction(input: ModelExtractionInput): Promise<ModelExtractionOutput> {
-  const prep = prepare(input.canonical, input.template, input.policy);
+  const prep = prepare(input.canonical, input.template, input.policy, undefined, input.images.keys());
   const answers = await readModelAnswers(prep, input);
   return finishModelExtraction(input.canonical, input.template, input.policy, prep, answers, input.secondReading ?? null, input.now);
 }

@@ -68,12 +68,15 @@ export interface Prepared {
   dates: AnswerDates;
 }
 
-/** Everything before the first call: fields, prompts, chunks (also what bench/models.ts measures). */
-export function prepare(canonical: DocInput, template: ExtractionTemplate, policy: ExtractionPolicy, lines = textLines(canonical)): Prepared {
+/**
+ * Everything before the first call: fields, prompts, chunks (also what bench/models.ts measures).
+ * `imagePages`: the pages that have an image to send (absent: every page).
+ */
+export function prepare(canonical: DocInput, template: ExtractionTemplate, policy: ExtractionPolicy, lines = textLines(canonical), imagePages?: Iterable<number>): Prepared {
   const fields = schemaFields(template.json_schema);
   const budget = budgetOf(policy.prompt_budget_policy);
   const planning = policy.extraction_evidence_planning_enabled ?? true;
-  const pages = promptPages(canonical.pages, lines, budget);
+  const pages = promptPages(canonical.pages, lines, budget, imagePages ? new Set(imagePages) : undefined);
   return {
     fields,
     system: systemPrompt(fields, template.json_schema, template.prompt_overlay, planning),
