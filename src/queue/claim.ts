@@ -8,6 +8,9 @@
 // The claim counts an attempt, but the run starts only when a pipeline thread takes the job
 // (lease.ts startRun sets started_at): a job claimed ahead, or waiting for a thread, whose process
 // dies has not run, and recovery gives its attempt back (recover.ts).
+// A suspended or deleted tenant's jobs wait: the jobs_claim index leaves out the queued jobs marked
+// tenant_paused (migration 0016), so their backlog costs a claim nothing, and `tenant_id NOT IN`
+// the paused tenants passes over the few that entered the queue unmarked (paused-tenants.ts).
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Job } from '../db/documents-schema.js';
@@ -24,13 +27,13 @@ export async function claimJobs(db: Db, workerId: string, leaseSeconds: number, 
     max <= 1
       ? sql`1`
       : sql`(SELECT CASE WHEN count(*) >= ${deepAt}::int THEN ${max}::int ELSE 1 END
-               FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND run_after <= now() AND tenant_id NOT IN ${pausedTenantIds} LIMIT ${deepAt}::int) due)`;
+               FROM (SELECT 1 FROM jobs WHERE status = 'queued' AND NOT tenant_paused AND run_after <= now() AND tenant_id NOT IN ${pausedTenantIds} LIMIT ${deepAt}::int) due)`;
   const { rows } = await executePrepared(
     db,
     sql<Job>`
     WITH picked AS MATERIALIZED (
       SELECT id FROM jobs
-       WHERE status = 'queued' AND run_after <= now()
+       WHERE status = 'queued' AND NOT tenant_paused AND run_after <= now()
          AND tenant_id NOT IN ${pausedTenantIds}
        ORDER BY priority, created_at, id
        FOR UPDATE SKIP LOCKED

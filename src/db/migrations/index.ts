@@ -15,6 +15,7 @@ import * as maintenanceMarks from './0013_maintenance_marks.js';
 import * as resultAsJson from './0014_result_as_json.js';
 import * as localPathsPerTenant from './0015_local_paths_per_tenant.js';
 import * as jobReading from './0016_job_reading.js';
+import * as pausedTenantJobs from './0017_paused_tenant_jobs.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0014_result_as_json': resultAsJson,
   '0015_local_paths_per_tenant': localPathsPerTenant,
   '0016_job_reading': jobReading,
+  '0017_paused_tenant_jobs': pausedTenantJobs,
 };

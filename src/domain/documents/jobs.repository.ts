@@ -18,7 +18,8 @@ export const SUMMARY_COLUMNS = [
   'failure_message', 'created_by', 'created_at', 'updated_at', 'started_at', 'finished_at', 'deleted_at',
 ] as const satisfies readonly (keyof JobsTable)[];
 
-export type JobSummary = Omit<Job, 'result' | 'reading'>;
+/** The job's reading (the claim's business, for re-extractions) and the queue's tenant_paused mark stay out of it. */
+export type JobSummary = Omit<Job, 'result' | 'reading' | 'tenant_paused'>;
 
 export interface JobFilters {
   status?: JobStatus;

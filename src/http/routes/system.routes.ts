@@ -64,9 +64,8 @@ export const systemRoutes: RouteModule = (app, ctx) => {
     // or deleted tenant's queued jobs are not counted: no worker takes them (paused-tenants.ts).
     const queue = databaseOk
       ? await sql<{ queued: number; processing: number }>`
-          SELECT count(*) FILTER (WHERE status = 'queued' AND tenant_id NOT IN ${pausedTenantIds})::int AS queued,
-                 count(*) FILTER (WHERE status = 'processing')::int AS processing
-            FROM jobs WHERE status IN ('queued', 'processing')`
+          SELECT (SELECT count(*) FROM jobs WHERE status = 'queued' AND NOT tenant_paused AND tenant_id NOT IN ${pausedTenantIds})::int AS queued,
+                 (SELECT count(*) FROM jobs WHERE status = 'processing')::int AS processing`
           .execute(ctx.db)
           .then((r) => r.rows[0] ?? { queued: 0, processing: 0 }, () => ({ queued: 0, processing: 0 }))
       : { queued: 0, processing: 0 };
