@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import type { Delivery, DeliveryAttempt } from '../db/connections-schema.js';
-import { pausedTenantIds } from '../domain/tenants/paused-tenants.js';
+import { suspendedTenantIds } from '../domain/tenants/paused-tenants.js';
 
 export async function claimDelivery(db: Db, workerId: string, leaseSeconds: number): Promise<Delivery | null> {
   const { rows } = await sql<Delivery>`
@@ -18,7 +18,7 @@ export async function claimDelivery(db: Db, workerId: string, leaseSeconds: numb
            SELECT id FROM deliveries
             WHERE ((status = 'pending' AND run_after <= now())
                OR (status = 'delivering' AND lease_expires_at < now()))
-              AND tenant_id NOT IN ${pausedTenantIds}
+              AND tenant_id NOT IN ${suspendedTenantIds}
             ORDER BY run_after, id
             FOR UPDATE SKIP LOCKED
             LIMIT 1)

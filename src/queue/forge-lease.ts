@@ -8,7 +8,7 @@ import type { Database } from '../db/schema.js';
 import type { ForgeJobRow, ForgeStatus } from '../db/classification-schema.js';
 import { newId } from '../lib/ids.js';
 import { addModelUsage } from '../models/usage.js';
-import { pausedTenantIds } from '../domain/tenants/paused-tenants.js';
+import { suspendedTenantIds } from '../domain/tenants/paused-tenants.js';
 import type { ModelUsage } from '../pipeline/model-usage.js';
 
 export async function claimForgeJob(db: Db, workerId: string, leaseSeconds: number): Promise<ForgeJobRow | null> {
@@ -24,7 +24,7 @@ export async function claimForgeJob(db: Db, workerId: string, leaseSeconds: numb
            SELECT id FROM forge_jobs
             WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < now()))
               AND attempts < max_attempts
-              AND tenant_id NOT IN ${pausedTenantIds}
+              AND tenant_id NOT IN ${suspendedTenantIds}
             ORDER BY created_at, id
             FOR UPDATE SKIP LOCKED
             LIMIT 1)

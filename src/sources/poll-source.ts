@@ -24,7 +24,7 @@ import { notifyQueued } from '../queue/notify.js';
 import { storeStaged } from '../storage/blob-registry.js';
 import type { BlobStore, StagedFile } from '../storage/blob-store.js';
 import { UploadTooLargeError, discardStaged, stageStream } from '../storage/staging.js';
-import { DEFAULT_SETTLE_SECONDS, filesAwaitingAfter, knownFiles, linkJob, markAfterDone, rememberFile } from './source-files.repository.js';
+import { DEFAULT_SETTLE_SECONDS, filesAwaitingAfter, holdLiveConnection, knownFiles, linkJob, markAfterDone, rememberFile } from './source-files.repository.js';
 
 export interface PollDeps {
   db: Db;
@@ -68,6 +68,8 @@ export async function pollSource(deps: PollDeps, connection: Connection): Promis
         continue;
       }
       const jobId = await takeFile(deps, connection, file, staged);
+      // The connection was deleted (or its tenant) while this poll ran: it takes nothing more.
+      if (jobId === CONNECTION_DELETED) return report;
       if (jobId) report.created.push(jobId);
     }
     const after = (connection.config.after as string | undefined) ?? 'keep';
@@ -83,13 +85,20 @@ export async function pollSource(deps: PollDeps, connection: Connection): Promis
   return report;
 }
 
-/** Makes the job of a staged file; a database failure propagates (the poll is retried whole). */
-async function takeFile(deps: PollDeps, connection: Connection, file: { name: string; size: number; fingerprint: string }, staged: StagedFile): Promise<string | null> {
+const CONNECTION_DELETED = Symbol('connection deleted');
+
+/**
+ * Makes the job of a staged file; a database failure propagates (the poll is retried whole). The
+ * transaction holds the connection row, so a deletion of the connection (or of its tenant, which
+ * then cancels the tenant's jobs) waits for the job, and a file taken after one finds it deleted.
+ */
+async function takeFile(deps: PollDeps, connection: Connection, file: { name: string; size: number; fingerprint: string }, staged: StagedFile): Promise<string | null | typeof CONNECTION_DELETED> {
   try {
     const verdict = await sniffUpload(staged);
     await storeStaged(deps.db, deps.blobs, staged);
     const mode = (connection.config.processing_mode as ProcessingMode | undefined) ?? 'extraction';
     return await deps.db.transaction().execute(async (tx) => {
+      if (!(await holdLiveConnection(tx, connection.id))) return CONNECTION_DELETED;
       const remembered = await rememberFile(tx, { tenant_id: connection.tenant_id, connection_id: connection.id, path: file.name, fingerprint: file.fingerprint, size_bytes: file.size });
       if (remembered === null) return null;
       const job = await insertJob(tx, {

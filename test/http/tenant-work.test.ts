@@ -1,21 +1,51 @@
-// What suspending and activating a tenant does to the work it has in the queues. No workers run
-// here: the test claims as a worker would, so every state is looked at exactly when it matters.
+// What suspending, activating and deleting a tenant does to the work it has in the queues. No
+// workers run here: the test claims and settles as a worker would, so every state is looked at
+// exactly when it matters.
 // - Suspended: its queued jobs leave the claim's way (marked tenant_paused, out of the claim's
 //   index), including jobs that enter the queue while it is suspended; activated, they are taken
 //   again in queue order.
+// - Deleted: in the deleting transaction its queued jobs are cancelled, its running jobs asked to
+//   stop (with the cancel notice), its batches cancelled with right counts, its open reviews
+//   closed, its forge jobs aborted or asked to stop, its connections deleted and its waiting
+//   deliveries failed; another tenant's work is untouched. What a run in progress leaves behind
+//   (a retry of a delivery being sent, a forge run whose worker died) is taken and ends at once. A
+//   source poll that was running when the tenant was deleted takes no further file.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimDelivery, settleDelivery } from '../../src/delivery/deliveries.repository.js';
+import { deliver } from '../../src/delivery/deliver.js';
+import { TENANT_DELETED_DELIVERY, TENANT_DELETED_FORGE, TENANT_DELETED_JOB } from '../../src/domain/tenants/tenant-work.js';
+import { insertForgeJob } from '../../src/domain/forge/forge.repository.js';
+import { newId } from '../../src/lib/ids.js';
+import { SecretBox } from '../../src/lib/secret-box.js';
+import { guardOptionsFromConfig } from '../../src/lib/ssrf-guard.js';
 import { claimJob } from '../../src/queue/claim.js';
-import { FILES, upload } from '../helpers/documents.js';
+import { claimForgeJob, forgeHeartbeat, settleForgeJob } from '../../src/queue/forge-lease.js';
+import { settleRun } from '../../src/queue/lease.js';
+import { CANCEL_CHANNEL } from '../../src/queue/notify.js';
+import { pollSource } from '../../src/sources/poll-source.js';
+import { claimDueSource } from '../../src/sources/source-files.repository.js';
+import { createBlobStore } from '../../src/storage/index.js';
+import { FILES, upload, uploadBatch, waitFor } from '../helpers/documents.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+
+const localRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-tenant-work-root-'));
 
 let h: Harness;
 let root: string;
+let rootId: string;
 const admins: Record<string, string> = {};
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ localRoot });
   root = await h.adminToken();
-  for (const tenant of ['initech', 'globex']) {
+  rootId = (await h.db.selectFrom('users').select('id').where('role', '=', 'platform_admin').executeTakeFirstOrThrow()).id;
+  for (const tenant of ['initech', 'acme', 'globex', 'umbrella']) {
     await h.seedTenant(tenant);
     admins[tenant] = (await h.seedUser(tenant, 'admin')).token!;
   }
@@ -28,9 +58,20 @@ async function submit(tenant: string, file: string, fields: Record<string, strin
   return res.body.job_id;
 }
 
+async function connection(tenant: string, body: Record<string, unknown>): Promise<string> {
+  const res = await h.request('POST', '/v1/admin/connections', { token: admins[tenant], body });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id;
+}
+
 async function tenantAction(tenant: string, action: 'suspend' | 'activate') {
   const res = await h.request('POST', `/v1/platform/tenants/${tenant}/${action}`, { token: root });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+async function deleteTenant(tenant: string) {
+  const res = await h.request('DELETE', `/v1/platform/tenants/${tenant}`, { token: root });
+  expect(res.status, JSON.stringify(res.body)).toBe(204);
 }
 
 const job = (id: string) => h.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -60,5 +101,144 @@ describe('a suspended tenant', () => {
     await tenantAction('initech', 'activate');
     expect(await paused([first, second, third.body.job_id])).toEqual([false, false, false]);
     expect(await claimAll()).toEqual([first, second, third.body.job_id]);
+  });
+});
+
+describe('deleting a tenant', () => {
+  it('ends its work in the transaction that deletes it, and leaves another tenant’s alone', async () => {
+    const hook = await connection('acme', { name: 'results', protocol: 'local', direction: 'destination', config: { path: 'results' }, credentials: {} });
+    const inbox = { name: 'inbox', protocol: 'local', direction: 'source', config: { path: 'inbox', poll_seconds: 3600, settle_seconds: 0, processing_mode: 'canonical' }, credentials: {} };
+    const acmeSource = await connection('acme', inbox);
+    const globexSource = await connection('globex', inbox);
+
+    // A finished job whose delivery is being sent at the moment of the deletion.
+    const sent = await submit('acme', FILES.multipage, { destination_connection_id: hook });
+    const sentRun = (await claimJob(h.db, 'w', 60))!;
+    expect(sentRun.id).toBe(sent);
+    expect(await settleRun(h.db, sentRun, 'w', { status: 'completed', result: {} })).toBe('settled');
+    const sending = (await claimDelivery(h.db, 'dw', 60))!;
+    expect(sending).toMatchObject({ job_id: sent, status: 'delivering' });
+    // A job in review (its result owed to the destination: a pending delivery).
+    const reviewed = await submit('acme', FILES.invoice, { destination_connection_id: hook });
+    const reviewedRun = (await claimJob(h.db, 'w', 60))!;
+    expect(reviewedRun.id).toBe(reviewed);
+    expect(await settleRun(h.db, reviewedRun, 'w', { status: 'needs_review', result: { extraction: { data: {} } }, review_reasons: ['warn_count'] })).toBe('settled');
+    expect((await h.db.selectFrom('deliveries').select('status').where('job_id', '=', reviewed).execute()).map((d) => d.status)).toEqual(['pending']);
+    // A batch of two, one of them running.
+    const batch = await uploadBatch(h, admins.acme!, [FILES.invoice, FILES.bol], { processing_mode: 'canonical' });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
+    const batchId: string = batch.body.batch_id;
+    const running = (await claimJob(h.db, 'w', 60))!;
+    expect(running.batch_id).toBe(batchId);
+    const [waiting] = (await h.db.selectFrom('jobs').select('id').where('batch_id', '=', batchId).where('status', '=', 'queued').execute()).map((r) => r.id);
+    // A queued job whose result is owed to the destination.
+    const queued = await submit('acme', FILES.bol, { destination_connection_id: hook });
+    // Forge jobs: one running, one whose worker is gone (lease lapsed), one queued.
+    const forge = (id: string) => insertForgeJob(h.db, 'acme', { id, sample_job_ids: [reviewed], hint: null, expected_outputs: null, endpoint_id: null, limits: { max_iterations: 3, max_dollars: 1, max_wall_seconds: 60 }, created_by: null });
+    const forgeRunning = await forge(newId('fgj'));
+    expect((await claimForgeJob(h.db, 'fw', 60))!.id).toBe(forgeRunning.id);
+    const forgeLapsed = await forge(newId('fgj'));
+    expect((await claimForgeJob(h.db, 'fw2', 60))!.id).toBe(forgeLapsed.id);
+    await h.db.updateTable('forge_jobs').set({ lease_expires_at: sql`now() - interval '1 minute'` }).where('id', '=', forgeLapsed.id).execute();
+    const forgeQueued = await forge(newId('fgj'));
+    // Another tenant's waiting job.
+    const globexJob = await submit('globex', FILES.bol);
+
+    const listener = new pg.Client({ connectionString: h.databaseUrl });
+    await listener.connect();
+    const cancelNotices: string[] = [];
+    listener.on('notification', (n) => n.payload && cancelNotices.push(n.payload));
+    await listener.query(`LISTEN ${CANCEL_CHANNEL}`);
+    try {
+      await deleteTenant('acme');
+      await waitFor('the running job’s cancel notice', async () => cancelNotices.includes(running.id));
+    } finally {
+      await listener.end();
+    }
+
+    // Jobs: queued ones cancelled, the running one asked to stop, the one in review kept.
+    for (const id of [queued, waiting!]) {
+      expect(await job(id)).toMatchObject({ status: 'failed', failure_code: 'cancelled', failure_message: TENANT_DELETED_JOB });
+      const events = await h.db.selectFrom('job_events').select(['kind', 'from_status', 'to_status', 'actor']).where('job_id', '=', id).orderBy('id').execute();
+      expect(events.at(-1)).toEqual({ kind: 'cancelled', from_status: 'queued', to_status: 'failed', actor: rootId });
+    }
+    expect(await job(running.id)).toMatchObject({ status: 'processing', cancel_requested: true });
+    const runningEvents = await h.db.selectFrom('job_events').select(['kind', 'actor']).where('job_id', '=', running.id).orderBy('id').execute();
+    expect(runningEvents.at(-1)).toEqual({ kind: 'cancel_requested', actor: rootId });
+    expect((await job(reviewed)).status).toBe('needs_review');
+
+    // The batch: one job ended, one still running; cancelled once that one settles.
+    const batchRow = () => h.db.selectFrom('batches').select(['status', 'counts', 'cancel_requested']).where('id', '=', batchId).executeTakeFirstOrThrow();
+    expect(await batchRow()).toMatchObject({ status: 'processing', cancel_requested: true, counts: { total: 2, queued: 0, processing: 1, failed: 1 } });
+    expect(await settleRun(h.db, running, 'w', { status: 'completed', result: {} })).toBe('cancelled');
+    expect(await batchRow()).toMatchObject({ status: 'cancelled', counts: { total: 2, queued: 0, processing: 0, completed: 0, failed: 2 } });
+
+    // The open review closed, as a deleted job's is.
+    const review = await h.db.selectFrom('reviews').selectAll().where('job_id', '=', reviewed).executeTakeFirstOrThrow();
+    expect(review).toMatchObject({ status: 'closed_by_delete', resolution: 'closed_by_delete', resolved_by: rootId });
+
+    // Forge: queued and orphaned runs aborted, the running one told to stop at its checkpoint.
+    const forgeRow = (id: string) => h.db.selectFrom('forge_jobs').select(['status', 'failure_message', 'abort_requested']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(await forgeRow(forgeQueued.id)).toMatchObject({ status: 'aborted', failure_message: TENANT_DELETED_FORGE });
+    expect(await forgeRow(forgeLapsed.id)).toMatchObject({ status: 'aborted', failure_message: TENANT_DELETED_FORGE });
+    expect(await forgeRow(forgeRunning.id)).toMatchObject({ status: 'running', abort_requested: true });
+    expect(await forgeHeartbeat(h.db, forgeRunning.id, 'fw', 60)).toEqual({ held: true, abortRequested: true });
+    // Its worker dies before that checkpoint: another worker takes the run over and aborts it.
+    await h.db.updateTable('forge_jobs').set({ lease_expires_at: sql`now() - interval '1 minute'` }).where('id', '=', forgeRunning.id).execute();
+    const takenOver = (await claimForgeJob(h.db, 'fw3', 60))!;
+    expect(takenOver.id).toBe(forgeRunning.id);
+    expect(await forgeHeartbeat(h.db, takenOver.id, 'fw3', 60)).toEqual({ held: true, abortRequested: true });
+    expect(await settleForgeJob(h.db, takenOver, 'fw3', 'failed', 'stopped')).toBe(true);
+    expect(await forgeRow(forgeRunning.id)).toMatchObject({ status: 'aborted' });
+
+    // Connections deleted: the source is no longer polled, the other tenant's is.
+    const connections = await h.db.selectFrom('connections').select(['id', 'deleted_at']).where('tenant_id', '=', 'acme').execute();
+    expect(connections.length).toBe(2);
+    expect(connections.every((c) => c.deleted_at !== null)).toBe(true);
+    await h.db.updateTable('connections').set({ next_poll_at: sql`now() - interval '1 minute'` }).where('id', 'in', [acmeSource, globexSource]).execute();
+    expect((await claimDueSource(h.db))?.id).toBe(globexSource);
+    expect(await claimDueSource(h.db)).toBeNull();
+
+    // Deliveries: the one pending before and the one the cancellation owed the destination, both
+    // failed; the one being sent left to its worker.
+    const deliveries = await h.db.selectFrom('deliveries').select(['job_id', 'event', 'status', 'last_error']).where('tenant_id', '=', 'acme').orderBy('id').execute();
+    expect(deliveries).toEqual([
+      { job_id: sent, event: 'job.completed', status: 'delivering', last_error: null },
+      { job_id: reviewed, event: 'job.needs_review', status: 'failed', last_error: TENANT_DELETED_DELIVERY },
+      { job_id: queued, event: 'job.failed', status: 'failed', last_error: TENANT_DELETED_DELIVERY },
+    ]);
+    // That send fails and is to be retried: the retry is taken at once and fails for good.
+    const retryIn0 = { outcome: 'retry' as const, statusCode: null, latencyMs: 1, excerpt: null, error: 'The store refused the write.' };
+    expect(await settleDelivery(h.db, sending, 'dw', retryIn0, 0)).toBe(true);
+    const retry = (await claimDelivery(h.db, 'dw2', 60))!;
+    expect(retry.id).toBe(sending.id);
+    const deliverDeps = { db: h.db, box: SecretBox.fromConfig(h.config), blobs: createBlobStore(h.config), config: h.config, guard: guardOptionsFromConfig(h.config) };
+    const connectionRow = await h.db.selectFrom('connections').selectAll().where('id', '=', hook).executeTakeFirst();
+    const result = await deliver(deliverDeps, retry, connectionRow);
+    expect(result).toMatchObject({ final: true, error: 'The destination connection was deleted.' });
+    expect(await settleDelivery(h.db, retry, 'dw2', result, 0, result.final)).toBe(true);
+    expect(await h.db.selectFrom('deliveries').select('status').where('id', '=', sending.id).executeTakeFirstOrThrow()).toEqual({ status: 'failed' });
+
+    // Nothing of acme is left for a worker; globex's job is taken as before.
+    expect(await h.db.selectFrom('jobs').select('id').where('tenant_id', '=', 'acme').where('status', '=', 'queued').execute()).toEqual([]);
+    expect(await claimAll()).toEqual([globexJob]);
+
+    // The audit entry says what the deletion ended.
+    const audit = await waitFor('the audit entry', () => h.db.selectFrom('audit_log').select('details').where('action', '=', 'platform.tenants.delete').where('tenant_id', '=', 'acme').executeTakeFirst());
+    expect(audit.details).toMatchObject({ ended: { connections: 2, jobs_cancelled: 2, jobs_cancel_requested: 1, batches: 1, reviews: 1, forge_jobs: 3, deliveries: 2 } });
+  });
+
+  it('stops a source poll that was running: it makes no job after the deletion', async () => {
+    const id = await connection('umbrella', { name: 'inbox', protocol: 'local', direction: 'source', config: { path: 'inbox', poll_seconds: 3600, settle_seconds: 0, processing_mode: 'canonical' }, credentials: {} });
+    fs.mkdirSync(path.join(localRoot, 'umbrella/inbox'), { recursive: true });
+    fs.copyFileSync(FILES.invoice, path.join(localRoot, 'umbrella/inbox/invoice.pdf'));
+    // The connection as the poller claimed it, before the deletion.
+    const claimed = await h.db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    await deleteTenant('umbrella');
+    const deps = { db: h.db, box: SecretBox.fromConfig(h.config), blobs: createBlobStore(h.config), config: h.config, guard: guardOptionsFromConfig(h.config), log: pino({ level: 'silent' }) };
+    const report = await pollSource(deps, claimed);
+    expect(report.created).toEqual([]);
+    expect(await h.db.selectFrom('jobs').select('id').where('tenant_id', '=', 'umbrella').execute()).toEqual([]);
+    expect(await h.db.selectFrom('source_files').select('id').where('connection_id', '=', id).execute()).toEqual([]);
   });
 });

@@ -45,9 +45,15 @@ export async function countTenants(db: Db | Tx): Promise<number> {
   return Number(row.n);
 }
 
-/** Reads a live tenant and locks its row until the transaction ends. */
+/**
+ * Reads a live tenant and locks its row until the transaction ends. FOR NO KEY UPDATE: it
+ * serialises the changes of the tenant (suspend, activate, delete) but, unlike FOR UPDATE, not the
+ * rows that only refer to it. A deletion waits for the tenant's running jobs to settle, and a
+ * settle writes rows referring to the tenant (artifacts, deliveries, reviews), whose key check
+ * would otherwise wait for the deletion: a deadlock.
+ */
 export async function findTenantForUpdate(tx: Tx, tenantId: string): Promise<Tenant | undefined> {
-  return tx.selectFrom('tenants').selectAll().where('id', '=', tenantId).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
+  return tx.selectFrom('tenants').selectAll().where('id', '=', tenantId).where('deleted_at', 'is', null).forNoKeyUpdate().executeTakeFirst();
 }
 
 /** Tenant deletion: every session, pending invite/reset token and API key of the tenant stops working. */

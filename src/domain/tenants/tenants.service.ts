@@ -9,6 +9,8 @@ import type { Principal } from '../identity/principal.js';
 import { type IssuedToken, issueUserToken } from '../identity/user-tokens.js';
 import { countActivePlatformAdmins, findLiveUserByEmailAnyTenant, insertUser, softDeleteTenantUsers } from '../users/users.repository.js';
 import { emailTaken } from '../users/users.service.js';
+import { actorOf } from '../documents/submit.service.js';
+import { type EndedWork, endTenantWork } from './tenant-work.js';
 import {
   findTenant,
   findTenantForUpdate,
@@ -109,14 +111,19 @@ export async function activateTenant(db: Db, tenantId: string): Promise<Tenant> 
   });
 }
 
-/** Soft delete: the tenant and its users disappear, every credential of theirs stops working, the id stays reserved. */
-export async function deleteTenant(db: Db, tenantId: string): Promise<void> {
-  await db.transaction().execute(async (tx) => {
+/**
+ * Soft delete: the tenant and its users disappear, every credential of theirs stops working, the id
+ * stays reserved, and its work ends (tenant-work.ts), all in one transaction.
+ */
+export async function deleteTenant(db: Db, actor: Principal, tenantId: string): Promise<EndedWork> {
+  return db.transaction().execute(async (tx) => {
     const tenant = await lockTenant(tx, tenantId);
     await refuseIfHostsPlatformAdmin(tx, tenant, 'deleted');
+    const ended = await endTenantWork(tx, tenantId, actorOf(actor));
     const at = new Date();
     await revokeTenantCredentials(tx, tenantId, at);
     await softDeleteTenantUsers(tx, tenantId, at);
     await updateTenant(tx, tenantId, { deleted_at: at });
+    return ended;
   });
 }

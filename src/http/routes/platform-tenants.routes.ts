@@ -99,14 +99,14 @@ export const platformTenantsRoutes: RouteModule = (app, ctx) => {
       schema: {
         tags,
         operationId: 'platform.tenants.delete',
-        summary: 'Delete a tenant (soft): its users, sessions, keys and pending invitations stop working; the id stays reserved',
+        summary: 'Delete a tenant (soft): its users, sessions, keys and pending invitations stop working, its unfinished work is cancelled; the id stays reserved',
         params: TenantParams,
         response: { 204: NoContent },
       },
     },
     async (request, reply) => {
-      await deleteTenant(ctx.db, request.params.tenant_id);
-      request.audit = { tenantId: request.params.tenant_id };
+      const ended = await deleteTenant(ctx.db, caller(request), request.params.tenant_id);
+      request.audit = { tenantId: request.params.tenant_id, details: { ended } };
       return reply.status(204).send(null);
     },
   );

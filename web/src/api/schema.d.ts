@@ -1171,7 +1171,7 @@ export interface paths {
         get: operations["platform.tenants.get"];
         put?: never;
         post?: never;
-        /** Delete a tenant (soft): its users, sessions, keys and pending invitations stop working; the id stays reserved */
+        /** Delete a tenant (soft): its users, sessions, keys and pending invitations stop working, its unfinished work is cancelled; the id stays reserved */
         delete: operations["platform.tenants.delete"];
         options?: never;
         head?: never;
