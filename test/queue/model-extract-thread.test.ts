@@ -82,10 +82,15 @@ async function longestHold<T>(work: () => Promise<T>): Promise<{ value: T; holdM
 
 describe('model extraction of a large document', () => {
   it('grounds the answers of every call in the pipeline thread, leaving the event loop turning', async () => {
+    // 50 calls share the job's cancel signal; none may leave its abort listener on it.
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
     const created = await upload(h, member, { name: 'big.pptx', bytes: bigDeck(SLIDES) }, { processing_mode: 'extraction', template_id: templateId });
     expect(created.status).toBe(202);
     const jobId = created.body.job_id;
-    const run = await longestHold(() => waitForJob(h, member, jobId, undefined, 240_000));
+    const run = await longestHold(() => waitForJob(h, member, jobId, undefined, 240_000)).finally(() => process.off('warning', onWarning));
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map(String)).toEqual([]);
     const { result } = run.value;
     // Every slide went to the model (4 a call), and the answers were merged and grounded: each
     // value is the first call's (all are printed exactly), boxed on slide 1.

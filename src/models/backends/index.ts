@@ -12,8 +12,16 @@ export function createModelClient(endpoint: ModelEndpointConfig, guard: GuardOpt
   let client: Promise<ModelClient> | undefined;
   return {
     endpoint,
-    extract: async (request) => (await (client ??= backendClient({ endpoint, guard }))).extract(request),
+    extract: async (request) => (await (client ??= backendClient({ endpoint, guard }))).extract(request.signal ? { ...request, signal: callSignal(request.signal) } : request),
   };
+}
+
+/**
+ * A signal of the call's own that follows the job's: the SDKs' fetch layers leave an abort
+ * listener on the signal they are given, so a job of many calls would pile them up on its own.
+ */
+function callSignal(job: AbortSignal): AbortSignal {
+  return AbortSignal.any([job]);
 }
 
 async function backendClient(context: BackendContext): Promise<ModelClient> {
