@@ -4,10 +4,12 @@
 // guard before any socket opens, and the connection is made to the address the guard approved.
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path/posix';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
+import type { SFTPWrapper } from 'ssh2';
 import SftpClient from 'ssh2-sftp-client';
 import { type GuardOptions, guardedLookup } from '../lib/ssrf-guard.js';
+import { openRemoteRead } from './sftp-read.js';
 import { ConnectorError, type FileStore, type RemoteFile } from './types.js';
 
 export interface SftpConfig {
@@ -34,6 +36,8 @@ export class SftpStore implements FileStore {
   /** The host key fingerprint the server presented (recorded on a first `test`). */
   seenHostKey: string | null = null;
   private client: SftpClient | null = null;
+  /** The SFTP session under the client, for streamed reads. */
+  private session: SFTPWrapper | null = null;
 
   constructor(
     private readonly config: SftpConfig,
@@ -50,8 +54,9 @@ export class SftpStore implements FileStore {
     // next operation on the connection fails with it, and that failure is reported.
     const client = new SftpClient('quire', { error: () => undefined, end: () => undefined, close: () => undefined });
     const pinned = this.config.host_key_sha256 ? normalise(this.config.host_key_sha256) : null;
+    let session: SFTPWrapper;
     try {
-      await client.connect({
+      session = await client.connect({
         host: address,
         port: this.config.port ?? 22,
         username: this.config.username,
@@ -71,6 +76,7 @@ export class SftpStore implements FileStore {
       throw err;
     }
     this.client = client;
+    this.session = session;
     return client;
   }
 
@@ -105,9 +111,10 @@ export class SftpStore implements FileStore {
       .map((e) => ({ name: e.name, size: e.size, fingerprint: `${e.size}:${e.modifyTime}`, modifiedMs: e.modifyTime }));
   }
 
+  /** Streamed: a large file is never held in memory (the poll stages it on disk as it arrives). */
   async read(name: string): Promise<Readable> {
-    const sftp = await this.connected();
-    return Readable.from([(await sftp.get(this.file(name))) as Buffer]);
+    await this.connected();
+    return openRemoteRead(this.session!, this.file(name));
   }
 
   async move(name: string, dir: string): Promise<void> {
@@ -138,5 +145,6 @@ export class SftpStore implements FileStore {
   async close(): Promise<void> {
     await this.client?.end().catch(() => undefined);
     this.client = null;
+    this.session = null;
   }
 }

@@ -1,6 +1,7 @@
 // An SFTP server on loopback built on the ssh2 package's server, serving a real temporary
 // directory: password and public-key sign-in, and the requests ssh2-sftp-client makes (open,
-// read, write, stat, directory listing, mkdir, rename, remove, realpath).
+// read, write, stat, directory listing, mkdir, rename, remove, realpath). It counts the bytes of
+// each file it sends, so a test can see how much of a file a client read.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,10 @@ export interface SftpServer {
   clientPrivateKey: string;
   /** OpenSSH-style fingerprint of the server's host key. */
   hostKeySha256: string;
+  /** Bytes of each file (by its path on the server, e.g. `/in/a.pdf`) sent in answer to reads so far. */
+  bytesServed: Map<string, number>;
+  /** Called as a client opens a file, before it is opened (e.g. a writer appending to it just then). */
+  onOpen: ((serverPath: string) => void) | null;
   close(): Promise<void>;
 }
 
@@ -61,6 +66,8 @@ export async function startSftpServer(): Promise<SftpServer> {
   const username = 'quire';
   const password = 'sftp-test-password';
   const local = (p: string) => path.join(root, path.posix.normalize(`/${p}`));
+  const bytesServed = new Map<string, number>();
+  const hooks: { onOpen: ((serverPath: string) => void) | null } = { onOpen: null };
 
   const server = new Server({ hostKeys: [hostKey.private] }, (client) => {
     client.on('authentication', (ctx) => {
@@ -76,10 +83,10 @@ export async function startSftpServer(): Promise<SftpServer> {
       client.on('session', (acceptSession) => {
         acceptSession().on('sftp', (acceptSftp) => {
           const sftp = acceptSftp();
-          const handles = new Map<number, { fd?: number; dir?: string; listed?: boolean }>();
+          const handles = new Map<number, { fd?: number; file?: string; dir?: string; listed?: boolean }>();
           let next = 0;
           const handleOf = (buf: Buffer) => handles.get(buf.readUInt32BE(0));
-          const newHandle = (value: { fd?: number; dir?: string }) => {
+          const newHandle = (value: { fd?: number; file?: string; dir?: string }) => {
             const buf = Buffer.alloc(4);
             buf.writeUInt32BE(next);
             handles.set(next++, value);
@@ -93,14 +100,20 @@ export async function startSftpServer(): Promise<SftpServer> {
               fail(id, err as NodeJS.ErrnoException);
             }
           };
-          sftp.on('OPEN', (id, filename, flags) => attempt(id, () => sftp.handle(id, newHandle({ fd: fs.openSync(local(filename), openFlags(flags)) }))));
+          sftp.on('OPEN', (id, filename, flags) => attempt(id, () => {
+            const file = path.posix.normalize(`/${filename}`);
+            hooks.onOpen?.(file);
+            sftp.handle(id, newHandle({ fd: fs.openSync(local(filename), openFlags(flags)), file }));
+          }));
           sftp.on('WRITE', (id, handle, offset, data) => attempt(id, () => {
             fs.writeSync(handleOf(handle)!.fd!, data, 0, data.length, offset);
             sftp.status(id, STATUS_CODE.OK);
           }));
           sftp.on('READ', (id, handle, offset, length) => attempt(id, () => {
             const buf = Buffer.alloc(length);
-            const n = fs.readSync(handleOf(handle)!.fd!, buf, 0, length, offset);
+            const h = handleOf(handle)!;
+            const n = fs.readSync(h.fd!, buf, 0, length, offset);
+            bytesServed.set(h.file!, (bytesServed.get(h.file!) ?? 0) + n);
             if (n === 0) sftp.status(id, STATUS_CODE.EOF);
             else sftp.data(id, buf.subarray(0, n));
           }));
@@ -164,6 +177,13 @@ export async function startSftpServer(): Promise<SftpServer> {
     password,
     clientPrivateKey: clientKey.private,
     hostKeySha256: hostKeyFingerprint(parsedHost.getPublicSSH()),
+    bytesServed,
+    get onOpen() {
+      return hooks.onOpen;
+    },
+    set onOpen(hook) {
+      hooks.onOpen = hook;
+    },
     close: async () => {
       await new Promise((resolve) => server.close(resolve));
       fs.rmSync(root, { recursive: true, force: true });
