@@ -75,6 +75,8 @@ export interface Config {
   deliveryLeaseSeconds: number;
   /** First retry delay of a failed delivery; doubles per attempt (capped at an hour), with jitter. */
   deliveryRetryBaseMs: number;
+  /** A source poll's lease on its connection, extended at a third of it; past it, another worker may poll. */
+  sourceLeaseSeconds: number;
   sessionIdleHours: number;
   sessionMaxDays: number;
   /** Browser origins allowed to call the API across origins (CORS); empty allows none. */
@@ -124,6 +126,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'QUIRE_EXTRA_CA_CERTS', default: '(none)', description: 'PEM file of extra certificate authorities trusted by webhook deliveries' },
   { name: 'QUIRE_DELIVERY_LEASE_SECONDS', default: '150', description: 'lease of a delivery being sent; a worker that dies mid-send loses it and another sends it again' },
   { name: 'QUIRE_DELIVERY_RETRY_BASE_MS', default: '5000', description: 'first retry delay of a failed delivery; doubles per attempt up to an hour, with jitter' },
+  { name: 'QUIRE_SOURCE_LEASE_SECONDS', default: '60', description: 'lease of a source poll on its connection, renewed while it runs; a worker that dies mid-poll loses it and another polls' },
   { name: 'QUIRE_SESSION_IDLE_HOURS', default: '12', description: 'a session expires after this long unused' },
   { name: 'QUIRE_PUBLIC_URL', default: '(the address each request used)', description: 'the address people reach Quire at (e.g. https://quire.example.com): invitation and password-reset links point there' },
   { name: 'QUIRE_CORS_ORIGINS', default: '(none)', description: 'comma-separated browser origins that may call the API across origins (e.g. https://console.example.com), or * for any' },
@@ -229,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     extraCaCerts: text(env, 'QUIRE_EXTRA_CA_CERTS'),
     deliveryLeaseSeconds: integer(env, 'QUIRE_DELIVERY_LEASE_SECONDS', 150, 2),
     deliveryRetryBaseMs: integer(env, 'QUIRE_DELIVERY_RETRY_BASE_MS', 5000, 0),
+    sourceLeaseSeconds: integer(env, 'QUIRE_SOURCE_LEASE_SECONDS', 60, 3),
     sessionIdleHours: integer(env, 'QUIRE_SESSION_IDLE_HOURS', 12, 1),
     sessionMaxDays: integer(env, 'QUIRE_SESSION_MAX_DAYS', 7, 1),
     publicUrl: publicUrl(env),

@@ -23,6 +23,10 @@ export interface ConnectionsTable {
   next_poll_at: Timestamp;
   last_polled_at: NullableTimestamp;
   last_poll_error: string | null;
+  /** The poll that holds the connection (migration 0018_source_poll_lease); null when none runs. */
+  poll_owner: string | null;
+  /** Until when that poll's lease holds; a poll extends it as it goes. */
+  poll_lease_expires_at: NullableTimestamp;
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -66,7 +66,7 @@ export interface JobsTable {
   lease_expires_at: NullableTimestamp;
   heartbeat_at: NullableTimestamp;
   cancel_requested: ColumnType<boolean, boolean | undefined, boolean>;
-  /** A queued job whose tenant is suspended or deleted, kept out of the claim's index (migration 0016). */
+  /** A queued job whose tenant is suspended or deleted, kept out of the claim's index (migration 0017). */
   tenant_paused: ColumnType<boolean, boolean | undefined, boolean>;
   failure_code: string | null;
   failure_message: string | null;

@@ -9,7 +9,7 @@
 // (lease.ts startRun sets started_at): a job claimed ahead, or waiting for a thread, whose process
 // dies has not run, and recovery gives its attempt back (recover.ts).
 // A suspended or deleted tenant's jobs wait: the jobs_claim index leaves out the queued jobs marked
-// tenant_paused (migration 0016), so their backlog costs a claim nothing, and `tenant_id NOT IN`
+// tenant_paused (migration 0017), so their backlog costs a claim nothing, and `tenant_id NOT IN`
 // the paused tenants passes over the few that entered the queue unmarked (paused-tenants.ts).
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';

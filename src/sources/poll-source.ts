@@ -7,6 +7,8 @@
 // arriving, and taking it now would make a job of half a file (and another of the whole one).
 // A file that cannot be taken (over the upload limit, unreadable, gone since the listing) is
 // reported and left where it is; it never keeps the files after it from becoming jobs.
+// A poll holds a lease on its connection (poll-lease.ts): each job is made, and each after-action
+// taken, only while it holds; one that lost it stops with PollLeaseLostError.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { openStore } from '../connectors/index.js';
@@ -24,6 +26,7 @@ import { notifyQueued } from '../queue/notify.js';
 import { storeStaged } from '../storage/blob-registry.js';
 import type { BlobStore, StagedFile } from '../storage/blob-store.js';
 import { UploadTooLargeError, discardStaged, stageStream } from '../storage/staging.js';
+import type { PollLease } from './poll-lease.js';
 import { DEFAULT_SETTLE_SECONDS, filesAwaitingAfter, holdLiveConnection, knownFiles, linkJob, markAfterDone, rememberFile } from './source-files.repository.js';
 
 export interface PollDeps {
@@ -43,7 +46,8 @@ export interface PollReport {
   problems: string[];
 }
 
-export async function pollSource(deps: PollDeps, connection: Connection): Promise<PollReport> {
+/** `lease`: the poll's lease on the connection (a poll run outside the poller, as tests do, has none). */
+export async function pollSource(deps: PollDeps, connection: Connection, lease?: PollLease): Promise<PollReport> {
   const store = await openStore({ tenant_id: connection.tenant_id, protocol: connection.protocol, config: connection.config, credentials: openCredentials(deps.box, connection) }, deps);
   const report: PollReport = { listed: 0, created: [], afterDone: 0, problems: [] };
   try {
@@ -60,6 +64,7 @@ export async function pollSource(deps: PollDeps, connection: Connection): Promis
         report.problems.push(`${file.name} is ${file.size} bytes, over the upload limit of ${limit} bytes (QUIRE_MAX_UPLOAD_BYTES)`);
         continue;
       }
+      lease?.assertHeld();
       let staged: StagedFile;
       try {
         staged = await stageStream(await store.read(file.name), deps.blobs.stagingDir, limit);
@@ -67,13 +72,14 @@ export async function pollSource(deps: PollDeps, connection: Connection): Promis
         report.problems.push(err instanceof UploadTooLargeError ? `${file.name} grew past the upload limit of ${limit} bytes (QUIRE_MAX_UPLOAD_BYTES)` : `${file.name} could not be read: ${describeFailure(err)}`);
         continue;
       }
-      const jobId = await takeFile(deps, connection, file, staged);
+      const jobId = await takeFile(deps, connection, file, staged, lease);
       // The connection was deleted (or its tenant) while this poll ran: it takes nothing more.
       if (jobId === CONNECTION_DELETED) return report;
       if (jobId) report.created.push(jobId);
     }
     const after = (connection.config.after as string | undefined) ?? 'keep';
     for (const done of await filesAwaitingAfter(deps.db, connection.id)) {
+      await lease?.check();
       if (after === 'move') await store.move(done.path, PROCESSED_DIR);
       else if (after === 'delete') await store.remove(done.path);
       await markAfterDone(deps.db, done.id);
@@ -92,12 +98,15 @@ const CONNECTION_DELETED = Symbol('connection deleted');
  * transaction holds the connection row, so a deletion of the connection (or of its tenant, which
  * then cancels the tenant's jobs) waits for the job, and a file taken after one finds it deleted.
  */
-async function takeFile(deps: PollDeps, connection: Connection, file: { name: string; size: number; fingerprint: string }, staged: StagedFile): Promise<string | null | typeof CONNECTION_DELETED> {
+async function takeFile(deps: PollDeps, connection: Connection, file: { name: string; size: number; fingerprint: string }, staged: StagedFile, lease?: PollLease): Promise<string | null | typeof CONNECTION_DELETED> {
   try {
     const verdict = await sniffUpload(staged);
     await storeStaged(deps.db, deps.blobs, staged);
     const mode = (connection.config.processing_mode as ProcessingMode | undefined) ?? 'extraction';
     return await deps.db.transaction().execute(async (tx) => {
+      // The lease's update locks the row first; reading it live under a share lock after that
+      // cannot deadlock with another poll doing the same.
+      await lease?.check(tx);
       if (!(await holdLiveConnection(tx, connection.id))) return CONNECTION_DELETED;
       const remembered = await rememberFile(tx, { tenant_id: connection.tenant_id, connection_id: connection.id, path: file.name, fingerprint: file.fingerprint, size_bytes: file.size });
       if (remembered === null) return null;

@@ -1,4 +1,5 @@
-// SQL of sources: claiming a due connection, and the files each one has turned into jobs.
+// SQL of sources: claiming a due connection and holding it while its poll runs, and the files
+// each connection has turned into jobs.
 import { sql } from 'kysely';
 import type { Connection } from '../db/connections-schema.js';
 import type { Db, Tx } from '../db/database.js';
@@ -9,17 +10,22 @@ export const DEFAULT_POLL_SECONDS = 60;
 export const DEFAULT_SETTLE_SECONDS = 10;
 
 /**
- * Takes one source connection whose poll is due and moves its next poll a full interval ahead, in
- * one statement: with any number of workers, each poll of a connection goes to exactly one of them.
+ * Takes one source connection whose poll is due and that no poll holds, moves its next poll a full
+ * interval ahead and leases it to `owner`, in one statement: with any number of workers, each poll
+ * of a connection goes to exactly one of them, and a poll still running when the next falls due
+ * keeps the connection until it ends (or until its lease lapses, its worker having died).
  */
-export async function claimDueSource(db: Db): Promise<Connection | null> {
+export async function claimDueSource(db: Db, owner: string, leaseSeconds: number): Promise<Connection | null> {
   const { rows } = await sql<Connection>`
     UPDATE connections
        SET next_poll_at = now() + make_interval(secs => coalesce((config->>'poll_seconds')::int, ${DEFAULT_POLL_SECONDS})),
-           last_polled_at = now()
+           last_polled_at = now(),
+           poll_owner = ${owner},
+           poll_lease_expires_at = now() + make_interval(secs => ${leaseSeconds})
      WHERE id = (
            SELECT id FROM connections
             WHERE deleted_at IS NULL AND direction IN ('source', 'both') AND next_poll_at <= now()
+              AND (poll_lease_expires_at IS NULL OR poll_lease_expires_at < now())
               AND tenant_id NOT IN ${pausedTenantIds}
             ORDER BY next_poll_at, id
             FOR UPDATE SKIP LOCKED
@@ -28,8 +34,29 @@ export async function claimDueSource(db: Db): Promise<Connection | null> {
   return rows[0] ?? null;
 }
 
-export async function recordPollError(db: Db, connectionId: string, error: string | null): Promise<void> {
-  await db.updateTable('connections').set({ last_poll_error: error }).where('id', '=', connectionId).execute();
+/**
+ * Extends the lease `owner` holds on the connection; false once it does not hold it (it lapsed and
+ * another poll claimed the connection). Inside a transaction it also locks the row until the commit.
+ */
+export async function extendPollLease(db: Db | Tx, connectionId: string, owner: string, leaseSeconds: number): Promise<boolean> {
+  const row = await db
+    .updateTable('connections')
+    .set({ poll_lease_expires_at: sql`now() + make_interval(secs => ${leaseSeconds})` })
+    .where('id', '=', connectionId)
+    .where('poll_owner', '=', owner)
+    .returning('id')
+    .executeTakeFirst();
+  return !!row;
+}
+
+/** Ends `owner`'s poll: records its outcome (unless undefined) and frees the connection, while the lease is held. */
+export async function endPoll(db: Db, connectionId: string, owner: string, error: string | null | undefined): Promise<void> {
+  await db
+    .updateTable('connections')
+    .set({ poll_owner: null, poll_lease_expires_at: null, ...(error !== undefined ? { last_poll_error: error } : {}) })
+    .where('id', '=', connectionId)
+    .where('poll_owner', '=', owner)
+    .execute();
 }
 
 /** Fingerprints already turned into jobs, as "<name>\0<fingerprint>". */

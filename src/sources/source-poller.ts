@@ -1,6 +1,9 @@
 // The source poller of one worker process: claims whichever source connection is due (one
 // process per poll, whatever the number of workers), polls it, and looks again; idle, it checks
 // once a second. A failed poll is kept on the connection (last_poll_error) and retried next time.
+// A claim leases the connection to that one poll until it ends (poll-lease.ts): a poll still
+// running when the next falls due keeps it, and no other worker polls it meanwhile.
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
@@ -8,8 +11,9 @@ import { describeFailure } from '../domain/connections/connections.service.js';
 import { SecretBox } from '../lib/secret-box.js';
 import { guardOptionsFromConfig } from '../lib/ssrf-guard.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import { PollLease, PollLeaseLostError } from './poll-lease.js';
 import { type PollDeps, pollSource } from './poll-source.js';
-import { claimDueSource, recordPollError } from './source-files.repository.js';
+import { claimDueSource, endPoll } from './source-files.repository.js';
 
 export interface SourcePollerOptions {
   db: Db;
@@ -39,19 +43,32 @@ export class SourcePoller {
   /** Polls every due source once (tests and the CLI call this directly). */
   async pollDue(): Promise<number> {
     let polled = 0;
+    const { db, config, log } = this.options;
     for (;;) {
-      const connection = await claimDueSource(this.options.db);
+      // Each poll its own owner, so a lease is never mistaken for another poll's of the same worker.
+      const owner = `${this.options.workerId}:poll-${randomBytes(6).toString('hex')}`;
+      const connection = await claimDueSource(db, owner, config.sourceLeaseSeconds);
       if (!connection) return polled;
       polled++;
+      const lease = new PollLease(db, connection.id, owner, config.sourceLeaseSeconds);
+      // What the poll leaves in last_poll_error; undefined leaves it as it is.
+      let outcome: string | null | undefined;
       try {
-        const report = await pollSource(this.deps, connection);
-        await recordPollError(this.options.db, connection.id, report.problems.length ? untakenFiles(report.problems) : null);
-        if (report.problems.length) this.options.log.warn({ connectionId: connection.id, tenantId: connection.tenant_id, problems: report.problems }, 'source files not taken');
-        if (report.created.length) this.options.log.info({ connectionId: connection.id, tenantId: connection.tenant_id, jobs: report.created.length }, 'source files became jobs');
+        const report = await pollSource(this.deps, connection, lease);
+        outcome = report.problems.length ? untakenFiles(report.problems) : null;
+        if (report.problems.length) log.warn({ connectionId: connection.id, tenantId: connection.tenant_id, problems: report.problems }, 'source files not taken');
+        if (report.created.length) log.info({ connectionId: connection.id, tenantId: connection.tenant_id, jobs: report.created.length }, 'source files became jobs');
       } catch (err) {
-        await recordPollError(this.options.db, connection.id, describeFailure(err));
-        this.options.log.warn({ err, connectionId: connection.id }, 'source poll failed; retrying at the next interval');
+        if (err instanceof PollLeaseLostError) {
+          log.warn({ connectionId: connection.id }, 'source poll stopped: its lease lapsed and another worker polls the connection');
+        } else {
+          outcome = describeFailure(err);
+          log.warn({ err, connectionId: connection.id }, 'source poll failed; retrying at the next interval');
+        }
+      } finally {
+        lease.stop();
       }
+      await endPoll(db, connection.id, owner, outcome);
     }
   }
 

@@ -23,8 +23,11 @@ export interface SftpServer {
   hostKeySha256: string;
   /** Bytes of each file (by its path on the server, e.g. `/in/a.pdf`) sent in answer to reads so far. */
   bytesServed: Map<string, number>;
-  /** Called as a client opens a file, before it is opened (e.g. a writer appending to it just then). */
-  onOpen: ((serverPath: string) => void) | null;
+  /**
+   * Called as a client opens a file, before it is opened (e.g. a writer appending to it just then);
+   * when it answers a promise, the open is answered once that settles (a slow server).
+   */
+  onOpen: ((serverPath: string) => void | Promise<void>) | null;
   close(): Promise<void>;
 }
 
@@ -67,7 +70,7 @@ export async function startSftpServer(): Promise<SftpServer> {
   const password = 'sftp-test-password';
   const local = (p: string) => path.join(root, path.posix.normalize(`/${p}`));
   const bytesServed = new Map<string, number>();
-  const hooks: { onOpen: ((serverPath: string) => void) | null } = { onOpen: null };
+  const hooks: { onOpen: ((serverPath: string) => void | Promise<void>) | null } = { onOpen: null };
 
   const server = new Server({ hostKeys: [hostKey.private] }, (client) => {
     client.on('authentication', (ctx) => {
@@ -100,11 +103,13 @@ export async function startSftpServer(): Promise<SftpServer> {
               fail(id, err as NodeJS.ErrnoException);
             }
           };
-          sftp.on('OPEN', (id, filename, flags) => attempt(id, () => {
+          sftp.on('OPEN', (id, filename, flags) => {
             const file = path.posix.normalize(`/${filename}`);
-            hooks.onOpen?.(file);
-            sftp.handle(id, newHandle({ fd: fs.openSync(local(filename), openFlags(flags)), file }));
-          }));
+            const open = () => attempt(id, () => sftp.handle(id, newHandle({ fd: fs.openSync(local(filename), openFlags(flags)), file })));
+            const waiting = hooks.onOpen?.(file);
+            if (waiting) void waiting.then(open);
+            else open();
+          });
           sftp.on('WRITE', (id, handle, offset, data) => attempt(id, () => {
             fs.writeSync(handleOf(handle)!.fd!, data, 0, data.length, offset);
             sftp.status(id, STATUS_CODE.OK);

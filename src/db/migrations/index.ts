@@ -16,6 +16,7 @@ import * as resultAsJson from './0014_result_as_json.js';
 import * as localPathsPerTenant from './0015_local_paths_per_tenant.js';
 import * as jobReading from './0016_job_reading.js';
 import * as pausedTenantJobs from './0017_paused_tenant_jobs.js';
+import * as sourcePollLease from './0018_source_poll_lease.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '0015_local_paths_per_tenant': localPathsPerTenant,
   '0016_job_reading': jobReading,
   '0017_paused_tenant_jobs': pausedTenantJobs,
+  '0018_source_poll_lease': sourcePollLease,
 };
