@@ -196,8 +196,8 @@ describe('deleting a tenant', () => {
     expect(connections.length).toBe(2);
     expect(connections.every((c) => c.deleted_at !== null)).toBe(true);
     await h.db.updateTable('connections').set({ next_poll_at: sql`now() - interval '1 minute'` }).where('id', 'in', [acmeSource, globexSource]).execute();
-    expect((await claimDueSource(h.db))?.id).toBe(globexSource);
-    expect(await claimDueSource(h.db)).toBeNull();
+    expect((await claimDueSource(h.db, 'poller-1', 60))?.id).toBe(globexSource);
+    expect(await claimDueSource(h.db, 'poller-2', 60)).toBeNull();
 
     // Deliveries: the one pending before and the one the cancellation owed the destination, both
     // failed; the one being sent left to its worker.
