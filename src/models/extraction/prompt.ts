@@ -20,7 +20,7 @@ export interface PromptPage {
 
 const RULES = [
   'You extract data from a business document for the schema you are given.',
-  'Use only values printed in the document (the page images and their text below); never invent or infer a value that is not printed.',
+  'Use only values printed in the document (its text below, and the page images where they are sent); never invent or infer a value that is not printed.',
   'When a field is not in the document, give null (an empty list for lists).',
   'Copy identifiers, names and text exactly as printed. Give numbers and amounts as plain numbers without currency symbols or thousands separators, dates as YYYY-MM-DD.',
 ];
