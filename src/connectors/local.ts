@@ -5,8 +5,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { resolveUnderRoot } from './local-path.js';
-import type { FileStore, RemoteFile } from './types.js';
+import type { FileStore, PutBody, RemoteFile } from './types.js';
 
 export class LocalStore implements FileStore {
   private readonly base: string;
@@ -24,12 +25,18 @@ export class LocalStore implements FileStore {
     return resolveUnderRoot(this.base, name);
   }
 
-  async put(name: string, body: Buffer): Promise<void> {
+  async put(name: string, body: PutBody): Promise<void> {
     const target = this.file(name);
     await fsp.mkdir(path.dirname(target), { recursive: true });
     const temp = path.join(path.dirname(target), `.quire-tmp-${randomBytes(6).toString('hex')}`);
-    await fsp.writeFile(temp, body);
-    await fsp.rename(temp, target);
+    try {
+      if (Buffer.isBuffer(body)) await fsp.writeFile(temp, body);
+      else await pipeline(body.stream, fs.createWriteStream(temp));
+      await fsp.rename(temp, target);
+    } catch (err) {
+      await fsp.rm(temp, { force: true });
+      throw err;
+    }
   }
 
   async list(): Promise<RemoteFile[]> {

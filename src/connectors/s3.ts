@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { type GuardOptions, assertOutboundAllowed, guardedLookup } from '../lib/ssrf-guard.js';
-import type { FileStore, RemoteFile } from './types.js';
+import type { FileStore, PutBody, RemoteFile } from './types.js';
 
 export interface S3Config {
   bucket: string;
@@ -60,9 +60,11 @@ export class S3Store implements FileStore {
     if (this.config.endpoint_url) await assertOutboundAllowed(this.config.endpoint_url, this.guard);
   }
 
-  async put(name: string, body: Buffer, contentType: string, meta: Record<string, string>): Promise<void> {
+  async put(name: string, body: PutBody, contentType: string, meta: Record<string, string>): Promise<void> {
     await this.checkEndpoint();
-    await this.client.send(new PutObjectCommand({ Bucket: this.config.bucket, Key: this.key(name), Body: body, ContentType: contentType, Metadata: meta }));
+    // A stream goes as it is read; its length is given, as a single PUT of a stream needs it.
+    const content = Buffer.isBuffer(body) ? { Body: body } : { Body: body.stream, ContentLength: body.size };
+    await this.client.send(new PutObjectCommand({ Bucket: this.config.bucket, Key: this.key(name), ...content, ContentType: contentType, Metadata: meta }));
   }
 
   async list(): Promise<RemoteFile[]> {

@@ -10,7 +10,7 @@ import type { SFTPWrapper } from 'ssh2';
 import SftpClient from 'ssh2-sftp-client';
 import { type GuardOptions, guardedLookup } from '../lib/ssrf-guard.js';
 import { openRemoteRead } from './sftp-read.js';
-import { ConnectorError, type FileStore, type RemoteFile } from './types.js';
+import { ConnectorError, type FileStore, type PutBody, type RemoteFile } from './types.js';
 
 export interface SftpConfig {
   host: string;
@@ -86,14 +86,14 @@ export class SftpStore implements FileStore {
     return full;
   }
 
-  async put(name: string, body: Buffer): Promise<void> {
+  async put(name: string, body: PutBody): Promise<void> {
     const sftp = await this.connected();
     const target = this.file(name);
     await sftp.mkdir(path.dirname(target), true).catch(() => undefined);
     // Written under a hidden name and renamed, as a local folder is: a reader polling the folder
     // never sees half a file.
     const temp = path.join(path.dirname(target), `.quire-tmp-${randomBytes(6).toString('hex')}`);
-    await sftp.put(body, temp);
+    await sftp.put(Buffer.isBuffer(body) ? body : body.stream, temp);
     try {
       await sftp.posixRename(temp, target);
     } catch {

@@ -15,8 +15,11 @@ export interface RemoteFile {
   modifiedMs: number | null;
 }
 
+/** What a put writes: bytes in memory, or a stream of a known length (an original, up to the upload limit). */
+export type PutBody = Buffer | { stream: Readable; size: number };
+
 export interface FileStore {
-  put(name: string, body: Buffer, contentType: string, meta: Record<string, string>): Promise<void>;
+  put(name: string, body: PutBody, contentType: string, meta: Record<string, string>): Promise<void>;
   list(): Promise<RemoteFile[]>;
   read(name: string): Promise<Readable>;
   /** Moves a file into `<base>/<dir>/` (config.after = move). */

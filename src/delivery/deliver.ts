@@ -64,8 +64,9 @@ async function writeObjects(deps: DeliverDeps, store: FileStore, delivery: Deliv
     return;
   }
   if (payload.original) {
-    const bytes = await deps.blobs.readAll(payload.original.sha256);
-    await store.put(originalObjectName(payload.job.job_id, payload.original.filename), bytes, payload.job.content_type ?? 'application/octet-stream', meta);
+    // Streamed from the blob store: an original may be as large as an upload may be.
+    const stream = await deps.blobs.read(payload.original.sha256);
+    await store.put(originalObjectName(payload.job.job_id, payload.original.filename), { stream, size: payload.original.size }, payload.job.content_type ?? 'application/octet-stream', meta);
   }
   // The result last: a receiver that sees <job_id>.json can rely on the original being there.
   await store.put(jobObjectName(payload.job.job_id), Buffer.from(JSON.stringify(payload.job, null, 2)), 'application/json', meta);

@@ -51,7 +51,7 @@ export interface JobPayload {
   kind: 'job';
   job: ReturnType<typeof presentJob>;
   /** The stored original, when the batch's destination_config asked for it. */
-  original: { sha256: string; filename: string | null } | null;
+  original: { sha256: string; filename: string | null; size: number } | null;
 }
 
 export interface ManifestPayload {
@@ -71,7 +71,7 @@ export async function loadPayload(db: Db, delivery: Delivery): Promise<JobPayloa
     const artifacts = (await artifactsOf(db, delivery.tenant_id, [job.id])).get(job.id) ?? [];
     const batch = job.batch_id ? await findBatch(db, delivery.tenant_id, job.batch_id) : undefined;
     const includeOriginal = (batch?.destination_config as { include_original?: unknown } | null)?.include_original === true;
-    return { kind: 'job', job: presentJob(job, artifacts), original: includeOriginal ? { sha256: job.sha256, filename: job.original_filename } : null };
+    return { kind: 'job', job: presentJob(job, artifacts), original: includeOriginal ? { sha256: job.sha256, filename: job.original_filename, size: Number(job.size_bytes) } : null };
   }
   const batch = await findBatch(db, delivery.tenant_id, delivery.batch_id!);
   if (!batch) return { missing: 'The batch no longer exists.' };

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { upload, waitFor } from '../helpers/documents.js';
+import { FILES, upload, uploadBatch, waitFor } from '../helpers/documents.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { type SftpServer, startSftpServer } from '../helpers/sftp-server.js';
 
@@ -69,6 +69,19 @@ describe('sftp', () => {
     const file = path.join(sftp.root, 'out', `${res.body.job_id}.json`);
     await waitFor('the delivered file', async () => fs.existsSync(file), 60_000, 100);
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({ job_id: res.body.job_id, status: 'completed' });
+  });
+
+  it('delivers the original of a batch job byte for byte, streamed from the blob store', async () => {
+    const conn = await create('originals', 'destination', { path: '/originals', host_key_sha256: sftp.hostKeySha256 }, { password: sftp.password });
+    const batch = await uploadBatch(h, admin, [FILES.bol], { processing_mode: 'canonical', destination_connection_id: conn.id, destination_config: JSON.stringify({ include_original: true }) });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
+    const manifest = path.join(sftp.root, 'originals', batch.body.batch_id, 'manifest.json');
+    await waitFor('the batch manifest', async () => fs.existsSync(manifest), 60_000, 100);
+    const jobId = JSON.parse(fs.readFileSync(manifest, 'utf8')).jobs[0].job_id as string;
+    const original = path.join(sftp.root, 'originals', jobId, 'original', path.basename(FILES.bol));
+    expect(fs.readFileSync(original).equals(fs.readFileSync(FILES.bol))).toBe(true);
+    // Nothing of the write is left under its temporary name.
+    expect(fs.readdirSync(path.dirname(original))).toEqual([path.basename(FILES.bol)]);
   });
 
   it('turns files in a source path into jobs and moves them to processed/', async () => {
