@@ -10,6 +10,7 @@ import { bigDeck } from '../helpers/big-deck.js';
 import { upload, waitForJob } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
 import { INVOICE_TIMING_TEMPLATE } from '../../bench/lib/extraction-template.js';
+import { longestHold, timingsOf } from '../helpers/event-loop.js';
 
 const SLIDES = 200;
 const logs: string[] = [];
@@ -28,30 +29,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => h.close());
 
-/** The stage timings the worker logged when the job last settled. */
-function timingsOf(jobId: string): Record<string, number> {
-  const line = logs.map((l) => JSON.parse(l) as { jobId?: string; msg?: string; timings_ms?: Record<string, number> }).filter((l) => l.jobId === jobId && l.msg === 'job settled')
-    .pop();
-  if (!line?.timings_ms) throw new Error(`no settle line for ${jobId}`);
-  return line.timings_ms;
-}
-
-/** Runs `work` while a 1 ms interval timer records its firings; resolves with the longest gap between two. */
-async function longestHold<T>(work: () => Promise<T>): Promise<{ value: T; holdMs: number }> {
-  let last = performance.now();
-  let holdMs = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    holdMs = Math.max(holdMs, now - last);
-    last = now;
-  }, 1);
-  try {
-    return { value: await work(), holdMs };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 describe('extraction stage of a large document', () => {
   let jobId: string;
   let firstData: unknown;
@@ -65,7 +42,7 @@ describe('extraction stage of a large document', () => {
     expect(run.value.result.extraction.template_id).toBe(templateId);
     expect(run.value.result.entities.length).toBeGreaterThan(SLIDES);
     firstData = run.value.result.extraction.data;
-    const stage = timingsOf(jobId).extract!;
+    const stage = timingsOf(logs, jobId).extract!;
     expect(run.holdMs, `longest hold ${Math.round(run.holdMs)} ms, extract stage ${stage} ms`).toBeLessThan(stage / 2);
   }, 300_000);
 
@@ -76,7 +53,7 @@ describe('extraction stage of a large document', () => {
     expect(run.value.result.engine).toMatchObject({ reused_canonical: true, pages_processed: SLIDES });
     expect(run.value.result.canonical.pages).toHaveLength(SLIDES);
     expect(run.value.result.extraction.data).toEqual(firstData);
-    const stage = timingsOf(jobId).extract!;
+    const stage = timingsOf(logs, jobId).extract!;
     expect(run.holdMs, `longest hold ${Math.round(run.holdMs)} ms, extract stage ${stage} ms`).toBeLessThan(stage / 2);
   }, 300_000);
 });

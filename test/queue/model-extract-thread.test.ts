@@ -11,6 +11,7 @@ import { upload, waitForJob } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
 import { type LoopbackServer, type Seen, startLoopback } from '../helpers/loopback-server.js';
 import { INVOICE_TIMING_TEMPLATE } from '../../bench/lib/extraction-template.js';
+import { longestHold, timingsOf } from '../helpers/event-loop.js';
 
 const SLIDES = 200;
 const logs: string[] = [];
@@ -56,30 +57,6 @@ afterAll(async () => {
   await vlm.close();
 });
 
-/** The stage timings the worker logged when the job last settled. */
-function timingsOf(jobId: string): Record<string, number> {
-  const line = logs.map((l) => JSON.parse(l) as { jobId?: string; msg?: string; timings_ms?: Record<string, number> }).filter((l) => l.jobId === jobId && l.msg === 'job settled')
-    .pop();
-  if (!line?.timings_ms) throw new Error(`no settle line for ${jobId}`);
-  return line.timings_ms;
-}
-
-/** Runs `work` while a 1 ms interval timer records its firings; resolves with the longest gap between two. */
-async function longestHold<T>(work: () => Promise<T>): Promise<{ value: T; holdMs: number }> {
-  let last = performance.now();
-  let holdMs = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    holdMs = Math.max(holdMs, now - last);
-    last = now;
-  }, 1);
-  try {
-    return { value: await work(), holdMs };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 describe('model extraction of a large document', () => {
   it('grounds the answers of every call in the pipeline thread, leaving the event loop turning', async () => {
     // 50 calls share the job's cancel signal; none may leave its abort listener on it.
@@ -99,7 +76,7 @@ describe('model extraction of a large document', () => {
     expect(result.extraction.data).toMatchObject({ invoice_number: 'INV-2024-00001', customer: { customer_number: 'C-10001' }, total: 11.9 });
     for (const path of ['invoice_number', 'customer.customer_number', 'total']) expect(result.extraction.fields[path].evidence[0].page, path).toBe(1);
     expect(result.entities.length).toBeGreaterThan(SLIDES);
-    const stage = timingsOf(jobId).extract!;
+    const stage = timingsOf(logs, jobId).extract!;
     expect(run.holdMs, `longest hold ${Math.round(run.holdMs)} ms, extract stage ${stage} ms`).toBeLessThan(stage / 2);
   }, 300_000);
 });
