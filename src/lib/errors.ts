@@ -59,6 +59,7 @@ export const ERROR_CODES = {
   forge_job_finished: 'conflict',
   forge_job_not_promotable: 'conflict',
   idempotency_key_reused: 'conflict',
+  invitation_not_pending: 'conflict',
   job_deleted: 'conflict',
   job_finished: 'conflict',
   job_has_no_canonical: 'conflict',

@@ -341,6 +341,22 @@ describe('resend-invite and revoke-invite', () => {
     expect(await findLiveUserToken(h.db, resent.body.invitation.token, 'invite')).toBeDefined();
   });
 
+  it('answers 409 invitation_not_pending to a second revoke, and to a revoke of an expired invitation', async () => {
+    const invited = await invite(a1.token!, { email: 'revoke-twice@acme.test' });
+    expect((await h.request('POST', `/v1/admin/users/${invited.id}/revoke-invite`, { token: a1.token! })).status).toBe(200);
+    expectError(await h.request('POST', `/v1/admin/users/${invited.id}/revoke-invite`, { token: a2.token! }), 409, 'invitation_not_pending');
+
+    const lapsed = await invite(a1.token!, { email: 'revoke-expired@acme.test' });
+    await h.db.updateTable('user_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('user_id', '=', lapsed.id).execute();
+    expectError(await h.request('POST', `/v1/admin/users/${lapsed.id}/revoke-invite`, { token: a1.token! }), 409, 'invitation_not_pending');
+
+    // A fresh invitation can be revoked again.
+    const resent = await h.request('POST', `/v1/admin/users/${invited.id}/resend-invite`, { token: a1.token! });
+    expect(resent.status).toBe(200);
+    expect((await h.request('POST', `/v1/admin/users/${invited.id}/revoke-invite`, { token: a1.token! })).status).toBe(200);
+    expect(await findLiveUserToken(h.db, resent.body.invitation.token, 'invite')).toBeUndefined();
+  });
+
   it('answers 409 for users who are not invited', async () => {
     for (const action of ['resend-invite', 'revoke-invite']) {
       expectError(await h.request('POST', `/v1/admin/users/${m1.id}/${action}`, { token: a1.token! }), 409, 'user_not_invited');

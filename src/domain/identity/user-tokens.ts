@@ -44,6 +44,20 @@ export async function revokeUserTokens(db: Db | Tx, userId: string, kind: TokenK
   return Number(result.numUpdatedRows);
 }
 
+/** Whether the user holds a live (unused, unrevoked, unexpired) token of `kind`. */
+export async function hasLiveUserToken(db: Db | Tx, userId: string, kind: TokenKind): Promise<boolean> {
+  const row = await db
+    .selectFrom('user_tokens')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', new Date())
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** A live (unused, unrevoked, unexpired) token of `kind` with its live user, or undefined. */
 export async function findLiveUserToken(
   db: Db | Tx,

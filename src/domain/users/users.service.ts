@@ -8,7 +8,7 @@ import { conflict, forbidden, notFound } from '../../lib/errors.js';
 import type { PageRequest } from '../../lib/pagination.js';
 import { revokeUserSessions } from '../identity/sessions.repository.js';
 import type { Principal } from '../identity/principal.js';
-import { type IssuedToken, issueUserToken, revokeUserTokens } from '../identity/user-tokens.js';
+import { type IssuedToken, hasLiveUserToken, issueUserToken, revokeUserTokens } from '../identity/user-tokens.js';
 import { revokeUserKeys, revokeUserKeysWithRoles } from '../keys/keys.repository.js';
 import {
   type UserFilters,
@@ -169,11 +169,18 @@ export function resendInvite(db: Db, principal: Principal, userId: string, baseU
   });
 }
 
-/** The pending invitation stops working; the user stays invited and can be sent a new one. */
+/**
+ * The pending invitation stops working; the user stays invited and can be sent a new one. With no
+ * live invitation (already revoked, or expired) there is nothing to revoke: 409, as a second
+ * revoke of a key or a session is.
+ */
 export function revokeInvite(db: Db, principal: Principal, userId: string): Promise<User> {
   return withUser(db, principal, userId, async (tx, user) => {
     refusePlatformAdminTakeover(principal, user);
     if (user.status !== 'invited') throw conflict('user_not_invited', `${user.email} has already accepted the invitation (status ${user.status}).`);
+    if (!(await hasLiveUserToken(tx, user.id, 'invite'))) {
+      throw conflict('invitation_not_pending', `${user.email} has no pending invitation to revoke (it was revoked or has expired); resend-invite issues a new one.`);
+    }
     await revokeUserTokens(tx, user.id, 'invite');
     return user;
   });
