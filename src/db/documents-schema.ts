@@ -77,6 +77,8 @@ export interface JobsTable {
    * when there was nothing to report, or no output is stored.
    */
   reading: NullableJson;
+  /** Every reviewer action on the job, oldest first (migration 0019); kept when the job runs again. */
+  review_history: ColumnType<Record<string, unknown>[], string | undefined, string>;
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -181,6 +181,43 @@ describe('reviews', () => {
     expect(res.body.job.status).toBe('completed');
   });
 
+  it("the review history outlives the job's later runs: each approve, override and reprocess is appended", async () => {
+    const { job, review: first } = await reviewed();
+    const overridden = await h.request('POST', `/v1/reviews/${first.review_id}/override`, { token: member, body: { patch: { po_number: 'PO-1' }, note: 'typed in' } });
+    expect(overridden.status).toBe(200);
+    expect(overridden.body.job.review_history).toEqual([expect.objectContaining({ review_id: first.review_id, action: 'override', note: 'typed in', patch: { po_number: 'PO-1' } })]);
+
+    // Run again: the new run replaces the result, not the history.
+    expect((await h.request('POST', `/v1/documents/${job.job_id}/reprocess`, { token: member, body: {} })).status).toBe(200);
+    const queued = (await h.request('GET', `/v1/documents/${job.job_id}`, { token: member })).body;
+    expect(queued.review_history).toEqual(overridden.body.job.review_history);
+    const rerun = await waitForJob(h, member, job.job_id);
+    expect(rerun.status).toBe('needs_review');
+    expect(rerun.result.extraction.data.po_number).toBeUndefined();
+    expect(rerun.review_history).toEqual(overridden.body.job.review_history);
+    expect(rerun.result.review_history).toEqual(overridden.body.job.review_history);
+
+    const second = (await reviewOf(job.job_id)).find((r) => r.status === 'pending')!;
+    const approved = await h.request('POST', `/v1/reviews/${second.review_id}/approve`, { token: member, body: { note: 'fine as read' } });
+    expect(approved.status).toBe(200);
+    expect(approved.body.job.review_history.map((e: { action: string }) => e.action)).toEqual(['override', 'approve']);
+    expect(approved.body.job.review_history[1]).toEqual({ review_id: second.review_id, action: 'approve', by: expect.stringMatching(/^usr_/), at: expect.any(String), note: 'fine as read' });
+
+    expect((await h.request('POST', `/v1/documents/${job.job_id}/retry`, { token: member })).status).toBe(409);
+    expect((await h.request('POST', `/v1/documents/${job.job_id}/reextract`, { token: member, body: {} })).status).toBe(200);
+    expect((await waitForJob(h, member, job.job_id)).status).toBe('needs_review');
+    const third = (await reviewOf(job.job_id)).find((r) => r.status === 'pending')!;
+    const again = await h.request('POST', `/v1/reviews/${third.review_id}/reprocess`, { token: member, body: {} });
+    expect(again.status).toBe(200);
+    const last = await waitForJob(h, member, job.job_id);
+    expect(last.review_history.map((e: { action: string; review_id: string }) => [e.action, e.review_id])).toEqual([
+      ['override', first.review_id],
+      ['approve', second.review_id],
+      ['reprocess', third.review_id],
+    ]);
+    expect(last.review_history[2]).toMatchObject({ template_id: null, note: null });
+  });
+
   it('override refuses values that do not fit the template (422 under body.patch) and leaves the review open', async () => {
     const { job, review } = await reviewed();
     for (const [patch, loc, type] of [

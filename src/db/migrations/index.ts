@@ -17,6 +17,7 @@ import * as localPathsPerTenant from './0015_local_paths_per_tenant.js';
 import * as jobReading from './0016_job_reading.js';
 import * as pausedTenantJobs from './0017_paused_tenant_jobs.js';
 import * as sourcePollLease from './0018_source_poll_lease.js';
+import * as reviewHistory from './0019_review_history.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '0016_job_reading': jobReading,
   '0017_paused_tenant_jobs': pausedTenantJobs,
   '0018_source_poll_lease': sourcePollLease,
+  '0019_review_history': reviewHistory,
 };

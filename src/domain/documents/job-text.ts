@@ -28,6 +28,7 @@ const jobRecordQuery = new ReusableQuery((db: Db, value: (name: 'tenantId' | 'jo
   db
     .selectFrom('jobs')
     .select(SUMMARY_COLUMNS)
+    .select('review_history')
     .select(sql<string | null>`result::text`.as('result_text'))
     .select((eb) => [
       // Same order as artifactsOf and deliveriesOfJob.
@@ -56,9 +57,10 @@ const jobRecordQuery = new ReusableQuery((db: Db, value: (name: 'tenantId' | 'jo
 export async function getJobWithResultText(db: Db, p: Principal, jobId: string) {
   const [row] = await jobRecordQuery.execute(db, { tenantId: p.tenantId, jobId });
   if (!row) throw notFound(`Job ${jobId}`);
-  const { result_text: resultText, artifact_rows, delivery_rows, ...job } = row;
+  const { result_text: resultText, artifact_rows, delivery_rows, review_history: reviewHistory, ...job } = row;
   return {
     job,
+    reviewHistory,
     artifacts: reviveTimestamps<Artifact>(artifact_rows, ARTIFACT_TIMESTAMPS),
     deliveries: reviveTimestamps<Delivery>(delivery_rows, DELIVERY_TIMESTAMPS),
     resultText,

@@ -9,7 +9,7 @@ import { type PageRequest, paginate } from '../../lib/pagination.js';
 export const TERMINAL: readonly JobStatus[] = ['completed', 'needs_review', 'rejected', 'failed'];
 export const isTerminal = (status: JobStatus) => TERMINAL.includes(status);
 
-/** Every column but the (possibly large) result: what lists and state checks need. */
+/** Every column but the (possibly large) result and the review history: what lists and state checks need. */
 export const SUMMARY_COLUMNS = [
   'id', 'tenant_id', 'batch_id', 'status', 'processing_mode', 'template_id', 'template_version', 'classification',
   'original_filename', 'content_type', 'size_bytes', 'sha256', 'page_count', 'page_range', 'page_cap_policy',
@@ -18,8 +18,8 @@ export const SUMMARY_COLUMNS = [
   'failure_message', 'created_by', 'created_at', 'updated_at', 'started_at', 'finished_at', 'deleted_at',
 ] as const satisfies readonly (keyof JobsTable)[];
 
-/** The job's reading (the claim's business, for re-extractions) and the queue's tenant_paused mark stay out of it. */
-export type JobSummary = Omit<Job, 'result' | 'reading' | 'tenant_paused'>;
+/** The job's reading (the claim's business, for re-extractions), its review history (read apart) and the queue's tenant_paused mark stay out of it. */
+export type JobSummary = Omit<Job, 'result' | 'reading' | 'review_history' | 'tenant_paused'>;
 
 export interface JobFilters {
   status?: JobStatus;

@@ -52,8 +52,14 @@ export function presentJobSummary(job: JobSummary, artifacts: Artifact[]) {
   };
 }
 
-export function presentJob(job: JobSummary & { result: Record<string, unknown> | null }, artifacts: Artifact[]) {
-  return { ...presentJobSummary(job, artifacts), result: job.result };
+/**
+ * The whole job. `review_history` (every reviewer action, oldest first) outlives the runs that
+ * replace `result`; a result also shows it as `result.review_history`, where it has always been read.
+ */
+export function presentJob(job: JobSummary & { result: Record<string, unknown> | null; review_history: Record<string, unknown>[] }, artifacts: Artifact[]) {
+  const history = job.review_history ?? [];
+  const result = job.result && history.length ? { ...job.result, review_history: history } : job.result;
+  return { ...presentJobSummary(job, artifacts), review_history: history, result };
 }
 
 export function presentAction(job: Pick<JobSummary, 'id' | 'status' | 'failure_code' | 'failure_message'>) {

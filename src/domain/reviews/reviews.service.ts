@@ -68,10 +68,19 @@ async function lockOpen(tx: Tx, p: Principal, reviewId: string) {
   return { review, job };
 }
 
-async function completeJob(tx: Tx, p: Principal, jobId: string, kind: string, detail: Record<string, unknown>, result?: Record<string, unknown>) {
+/**
+ * One entry of the job's review history: every reviewer action, oldest first. The history has a
+ * column of its own, so a later run of the job (reprocess, retry, re-extraction), which replaces
+ * the result, keeps it.
+ */
+type HistoryEntry = { review_id: string; action: 'approve' | 'override' | 'reprocess'; by: string | null; at: string; note: string | null } & Record<string, unknown>;
+
+const appendHistory = (entry: HistoryEntry) => sql<string>`review_history || ${JSON.stringify([entry])}::jsonb`;
+
+async function completeJob(tx: Tx, p: Principal, jobId: string, kind: string, detail: Record<string, unknown>, entry: HistoryEntry, result?: Record<string, unknown>) {
   const job = await tx
     .updateTable('jobs')
-    .set({ status: 'completed', updated_at: sql`now()`, ...(result ? { result: JSON.stringify(result) } : {}) })
+    .set({ status: 'completed', updated_at: sql`now()`, review_history: appendHistory(entry), ...(result ? { result: JSON.stringify(result) } : {}) })
     .where('tenant_id', '=', p.tenantId)
     .where('id', '=', jobId)
     .where('status', '=', 'needs_review')
@@ -84,8 +93,9 @@ async function completeJob(tx: Tx, p: Principal, jobId: string, kind: string, de
 export async function approveReview(db: Db, p: Principal, reviewId: string, note: string | null = null) {
   await db.transaction().execute(async (tx) => {
     const { review, job } = await lockOpen(tx, p, reviewId);
-    await completeJob(tx, p, job.id, 'review_approved', { review_id: review.id, note });
-    await updateReview(tx, p.tenantId, review.id, { status: 'approved', resolved: true, resolved_by: actorOf(p), resolution: 'approved', resolution_note: note });
+    const by = actorOf(p);
+    await completeJob(tx, p, job.id, 'review_approved', { review_id: review.id, note }, { review_id: review.id, action: 'approve', by, at: new Date().toISOString(), note });
+    await updateReview(tx, p.tenantId, review.id, { status: 'approved', resolved: true, resolved_by: by, resolution: 'approved', resolution_note: note });
   });
   await recordExemplarOfJob(db, p.tenantId, (await findReview(db, p.tenantId, reviewId))!.job_id, 'approved');
   return reviewDetail(db, p, reviewId);
@@ -111,14 +121,11 @@ export async function overrideReview(db: Db, p: Principal, reviewId: string, pat
     const decision = decide({ confidences: {}, validation: outcome.entries, rejected: outcome.rejected, thresholds: null, policy: { review_confidence_floor: 0, review_agreement_floor: 0, review_warn_count_threshold: Number.MAX_SAFE_INTEGER } });
     const fields = reviewedFields(extraction.fields, data);
     const by = actorOf(p);
-    const entry = { review_id: review.id, action: 'override', by, at: new Date().toISOString(), note, patch, before, after: data, validation: outcome.entries };
-    const history = Array.isArray(result.review_history) ? result.review_history : [];
-    const next = {
-      ...result,
-      extraction: { ...extraction, data, fields, validation: outcome.entries, review_reasons: decision.review_reasons },
-      review_history: [...history, entry],
-    };
-    await completeJob(tx, p, job.id, 'review_overridden', { review_id: review.id, note, patch, before }, next);
+    const entry: HistoryEntry = { review_id: review.id, action: 'override', by, at: new Date().toISOString(), note, patch, before, after: data, validation: outcome.entries };
+    // A result stored before the history had its own column carries it inside; the column has it now.
+    const { review_history: _moved, ...kept } = result;
+    const next = { ...kept, extraction: { ...extraction, data, fields, validation: outcome.entries, review_reasons: decision.review_reasons } };
+    await completeJob(tx, p, job.id, 'review_overridden', { review_id: review.id, note, patch, before }, entry, next);
     await updateReview(tx, p.tenantId, review.id, { status: 'overridden', resolved: true, resolved_by: by, resolution: 'overridden', resolution_note: note });
   });
   await recordExemplarOfJob(db, p.tenantId, (await findReview(db, p.tenantId, reviewId))!.job_id, 'overridden');
@@ -133,6 +140,8 @@ export async function reprocessReview(db: Db, p: Principal, reviewId: string, te
     if (!templateId) await assertKeptTemplateLive(tx, p.tenantId, job, changes, 'Send another template_id to reprocess with.');
     // Resolve first: the job's next run may open a new review of its own.
     await updateReview(tx, p.tenantId, review.id, { status: 'reprocessed', resolved: true, resolved_by: actorOf(p), resolution: 'reprocessed', resolution_note: templateId ? `template_id ${templateId}` : null });
+    const entry: HistoryEntry = { review_id: review.id, action: 'reprocess', by: actorOf(p), at: new Date().toISOString(), note: null, template_id: templateId };
+    await tx.updateTable('jobs').set({ review_history: appendHistory(entry) }).where('tenant_id', '=', p.tenantId).where('id', '=', job.id).execute();
     await requeue(tx, p, job, 'reprocessed', changes, { review_id: review.id, template_id: templateId });
   });
   return reviewDetail(db, p, reviewId);

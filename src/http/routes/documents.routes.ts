@@ -112,9 +112,9 @@ export const documentsRoutes: RouteModule = (app, ctx) => {
     { config, schema: { tags, operationId: 'documents.get', summary: 'A job with its artifacts and, once finished, its result', params: JobParams, response: { 200: JobRecord } } },
     async (request, reply) => {
       const p = caller(request);
-      const { job, artifacts, deliveries, resultText } = await getJobWithResultText(ctx.db, p, request.params.job_id);
+      const { job, artifacts, deliveries, reviewHistory, resultText } = await getJobWithResultText(ctx.db, p, request.params.job_id);
       // A JSON string is sent as is: the stored result is not parsed and serialised again.
-      return reply.type('application/json; charset=utf-8').send(jobRecordText(reply, job, artifacts, deliveries.map(presentDelivery), resultText) as never);
+      return reply.type('application/json; charset=utf-8').send(jobRecordText(reply, job, artifacts, deliveries.map(presentDelivery), reviewHistory, resultText) as never);
     },
   );
 

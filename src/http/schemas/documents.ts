@@ -58,6 +58,9 @@ const jobFields = {
 
 export const JobRecord = Type.Object({
   ...jobFields,
+  review_history: Type.Array(FreeObject, {
+    description: 'Every reviewer action on the job, oldest first: {review_id, action: approve|override|reprocess, by, at, note} (override adds patch, before, after, validation; reprocess template_id). Kept when the job runs again.',
+  }),
   result: Nullable(Type.Object({}, { additionalProperties: true, description: 'Once terminal: {canonical?, entities?, extraction?, engine}' })),
   deliveries: Type.Array(DeliveryRecord, { description: 'Each time this job ended with a destination: where it went and how that went' }),
 });

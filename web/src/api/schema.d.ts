@@ -5702,6 +5702,10 @@ export interface operations {
                         result: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description Every reviewer action on the job, oldest first: {review_id, action: approve|override|reprocess, by, at, note} (override adds patch, before, after, validation; reprocess template_id). Kept when the job runs again. */
+                        review_history: {
+                            [key: string]: unknown;
+                        }[];
                         sha256: string;
                         size_bytes: number;
                         /** Format: date-time */
@@ -5822,6 +5826,10 @@ export interface operations {
                         result: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description Every reviewer action on the job, oldest first: {review_id, action: approve|override|reprocess, by, at, note} (override adds patch, before, after, validation; reprocess template_id). Kept when the job runs again. */
+                        review_history: {
+                            [key: string]: unknown;
+                        }[];
                         sha256: string;
                         size_bytes: number;
                         /** Format: date-time */
@@ -6071,6 +6079,10 @@ export interface operations {
                         result: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description Every reviewer action on the job, oldest first: {review_id, action: approve|override|reprocess, by, at, note} (override adds patch, before, after, validation; reprocess template_id). Kept when the job runs again. */
+                        review_history: {
+                            [key: string]: unknown;
+                        }[];
                         sha256: string;
                         size_bytes: number;
                         /** Format: date-time */
