@@ -131,6 +131,46 @@ describe('POST /v1/batches', () => {
     expect((await h.request('POST', `/v1/batches/${res.body.batch_id}/cancel`, { token: other })).status).toBe(404);
   });
 
+  it('a job of a cancelled batch sent to run again reopens the batch, which then ends as its jobs say', async () => {
+    const files = Array.from({ length: 6 }, (_, i) => ({ name: `again-${i}.pdf`, bytes: fs.readFileSync(FILES.multipage) }));
+    const res = await uploadBatch(h, member, files, { processing_mode: 'canonical' });
+    const batchId = res.body.batch_id;
+    expect((await h.request('POST', `/v1/batches/${batchId}/cancel`, { token: member })).status).toBe(200);
+    const cancelled = await waitForBatch(batchId);
+    expect(cancelled).toMatchObject({ status: 'cancelled', cancel_requested: true });
+    const failed = (await h.request('GET', `/v1/batches/${batchId}/jobs?status=failed&limit=200`, { token: member })).body.items;
+    expect(failed.length).toBeGreaterThan(0);
+
+    const retried = await h.request('POST', `/v1/documents/${failed[0].job_id}/retry`, { token: member });
+    expect(retried.status).toBe(200);
+    const reopened = (await h.request('GET', `/v1/batches/${batchId}`, { token: member })).body;
+    // Processing again (or, had the run already ended, finished as its jobs say): never cancelled.
+    expect(reopened.cancel_requested).toBe(false);
+    expect(reopened.status).not.toBe('cancelled');
+    expect(reopened.counts.failed).toBe(cancelled.counts.failed - 1);
+    expect(reopened.counts.queued + reopened.counts.processing + reopened.counts.completed).toBe(cancelled.counts.completed + 1);
+
+    expect((await waitForJob(h, member, failed[0].job_id)).status).toBe('completed');
+    const ended = await waitForBatch(batchId);
+    // Derived as everywhere: the jobs still cancelled are failures of the batch, no cancel is pending.
+    const expected = failed.length > 1 ? 'completed_with_errors' : 'completed';
+    expect(ended).toMatchObject({ status: expected, cancel_requested: false, counts: { total: 6, completed: cancelled.counts.completed + 1, failed: cancelled.counts.failed - 1, queued: 0, processing: 0 } });
+    expect(ended.finished_at).toEqual(expect.any(String));
+    // The stored counts and status are what a recount from the jobs makes of them.
+    const recount = await h.request('POST', `/v1/batches/${batchId}/reconcile`, { token: member });
+    expect(recount.body).toMatchObject({ status: expected, counts: ended.counts });
+
+    // Reprocessing a finished job of a cancelled batch reopens it the same way.
+    const again = await uploadBatch(h, member, files.slice(0, 2), { processing_mode: 'canonical' });
+    expect((await h.request('POST', `/v1/batches/${again.body.batch_id}/cancel`, { token: member })).status).toBe(200);
+    await waitForBatch(again.body.batch_id);
+    const job = (await h.request('GET', `/v1/batches/${again.body.batch_id}/jobs?limit=200`, { token: member })).body.items[0];
+    expect((await h.request('POST', `/v1/documents/${job.job_id}/reprocess`, { token: member, body: {} })).status).toBe(200);
+    expect((await h.request('GET', `/v1/batches/${again.body.batch_id}`, { token: member })).body.cancel_requested).toBe(false);
+    await waitForJob(h, member, job.job_id);
+    expect((await waitForBatch(again.body.batch_id)).status).not.toBe('cancelled');
+  });
+
   it('applies page_cap_policy: fail fails over-cap files, truncate processes the first pdf_max_pages pages', async () => {
     await h.seedTenant('capped');
     const admin = (await h.seedUser('capped', 'admin')).token!;

@@ -56,8 +56,15 @@ export async function lockBatchJobs(tx: Tx, tenantId: string, batchId: string): 
     .execute();
 }
 
+/** Sets the batch's cancel flag; a batch that already has that value is left untouched. */
 export async function setBatchCancelRequested(tx: Tx, tenantId: string, batchId: string, value: boolean): Promise<void> {
-  await tx.updateTable('batches').set({ cancel_requested: value, updated_at: sql`now()` }).where('tenant_id', '=', tenantId).where('id', '=', batchId).execute();
+  await tx
+    .updateTable('batches')
+    .set({ cancel_requested: value, updated_at: sql`now()` })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', batchId)
+    .where('cancel_requested', '=', !value)
+    .execute();
 }
 
 /** Recomputes counts and status from the jobs (live ones) and stores them. */

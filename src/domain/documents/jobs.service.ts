@@ -10,7 +10,7 @@ import { parsePageRange } from '../../pipeline/ingest/page-range.js';
 import { CANCELLED_MESSAGE } from '../../queue/lease.js';
 import { RESTORE_WINDOW_DAYS } from '../../queue/maintenance.js';
 import { notifyCancel, notifyQueued } from '../../queue/notify.js';
-import { refreshBatch } from '../batches/batches.repository.js';
+import { refreshBatch, setBatchCancelRequested } from '../batches/batches.repository.js';
 import type { Principal } from '../identity/principal.js';
 import { reopenAfterRestore, resolveOpen } from '../reviews/reviews.repository.js';
 import { templateIsLive } from './references.js';
@@ -91,6 +91,11 @@ export async function requeue(tx: Tx, p: Principal, job: JobSummary, kind: strin
   // A review still open is about the run being replaced: it closes now (the new run opens its own
   // if it needs one). Left open, it outlived a run that completed, and every action on it was 409.
   await resolveOpen(tx, p.tenantId, job.id, { status: 'reprocessed', resolvedBy: actorOf(p), resolution: 'superseded', note: 'The job was sent to run again.' });
+  // A job of a cancelled batch sent to run again (retry, reprocess, reextract, a review's
+  // reprocess) takes the batch's cancel back, as the batch's own retry-failed and reprocess do:
+  // once its jobs end, the batch is completed or completed_with_errors as they say, not cancelled
+  // again with a job that ran to the end.
+  if (updated.batch_id) await setBatchCancelRequested(tx, p.tenantId, updated.batch_id, false);
   await afterChange(tx, updated, true);
   return updated;
 }
