@@ -61,3 +61,40 @@ export async function paginate<DB, TB extends keyof DB, O extends { created_at: 
   const last = items[items.length - 1];
   return { items, next_cursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null };
 }
+
+/** A cursor naming the last entry answered by its key: its place in a fixed order, or a version number. */
+function encodeKeyCursor(key: string | number): string {
+  return Buffer.from(JSON.stringify(['after', key])).toString('base64url');
+}
+
+function decodeKeyCursor(cursor: string, valid: (key: unknown) => boolean): string | number {
+  try {
+    const [tag, key] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
+    if (tag !== 'after' || !valid(key)) throw new Error();
+    return key as string | number;
+  } catch {
+    throw validationError([{ loc: ['query', 'cursor'], msg: 'Cursor is not one this API issued', type: 'value_error', input: cursor }]);
+  }
+}
+
+/**
+ * A short list in a fixed order (one entry per endpoint type, per model backend) paged as every
+ * list is: at most `limit` entries, and a cursor naming the last one answered. Resuming takes the
+ * entries after that key's place in the order, so an entry added or removed between two pages
+ * moves nothing.
+ */
+export function pageInOrder<T>(items: T[], order: readonly string[], keyOf: (item: T) => string, page: PageRequest): Page<T> {
+  const limit = page.limit ?? 50;
+  const after = page.cursor ? order.indexOf(decodeKeyCursor(page.cursor, (k) => typeof k === 'string' && order.includes(k)) as string) : -1;
+  const rest = items.filter((item) => order.indexOf(keyOf(item)) > after).sort((a, b) => order.indexOf(keyOf(a)) - order.indexOf(keyOf(b)));
+  const taken = rest.slice(0, limit);
+  const last = taken[taken.length - 1];
+  return { items: taken, next_cursor: rest.length > limit && last ? encodeKeyCursor(keyOf(last)) : null };
+}
+
+/** A cursor after `version` for a list of versions, newest (highest) first. */
+export const encodeVersionCursor = (version: number) => encodeKeyCursor(version);
+
+export function decodeVersionCursor(cursor: string): number {
+  return decodeKeyCursor(cursor, (k) => Number.isSafeInteger(k) && (k as number) > 0) as number;
+}

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../db/database.js';
 import type { TemplateRow, TemplateVersionRow } from '../../db/templates-schema.js';
-import { type PageRequest, paginate } from '../../lib/pagination.js';
+import { type Page, type PageRequest, decodeVersionCursor, encodeVersionCursor, paginate } from '../../lib/pagination.js';
 
 export interface TemplateContent {
   name: string;
@@ -98,8 +98,16 @@ export async function insertVersion(tx: Tx, row: TemplateRow, snapshot: Record<s
     .execute();
 }
 
-export async function listVersions(db: Db, tenantId: string, templateId: string): Promise<TemplateVersionRow[]> {
-  return db.selectFrom('template_versions').selectAll().where('tenant_id', '=', tenantId).where('template_id', '=', templateId).orderBy('version', 'desc').execute();
+/** A template's versions, newest (highest) first, paged by version; `version` picks one. */
+export async function listVersions(db: Db, tenantId: string, templateId: string, filters: { version?: number }, page: PageRequest): Promise<Page<TemplateVersionRow>> {
+  const limit = page.limit ?? 50;
+  let q = db.selectFrom('template_versions').selectAll().where('tenant_id', '=', tenantId).where('template_id', '=', templateId);
+  if (filters.version !== undefined) q = q.where('version', '=', filters.version);
+  if (page.cursor) q = q.where('version', '<', decodeVersionCursor(page.cursor));
+  const rows = await q.orderBy('version', 'desc').limit(limit + 1).execute();
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, next_cursor: rows.length > limit && last ? encodeVersionCursor(last.version) : null };
 }
 
 /** One version of a template, deleted or not (a job keeps pointing at the version it used). */

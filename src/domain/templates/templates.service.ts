@@ -168,11 +168,15 @@ export async function deleteTemplate(db: Db, principal: Principal, id: string): 
   });
 }
 
-export async function templateVersions(db: Db, principal: Principal, id: string) {
+/** A template's versions, newest first, paged like every list; `version` picks one. */
+export async function templateVersions(db: Db, principal: Principal, id: string, filters: { version?: number }, page: PageRequest) {
   const row = await findTemplate(db, principal.tenantId, id);
   if (!row) throw notFound(`Template ${id}`);
-  const versions = await listVersions(db, principal.tenantId, id);
-  return { items: versions.map((v) => ({ version: v.version, created_at: v.created_at, created_by: v.created_by, template: v.snapshot })) };
+  const versions = await listVersions(db, principal.tenantId, id, filters, page);
+  return {
+    items: versions.items.map((v) => ({ version: v.version, created_at: v.created_at, created_by: v.created_by, template: v.snapshot })),
+    next_cursor: versions.next_cursor,
+  };
 }
 
 /** The audit entries of one template (every change made through the API), newest first. */

@@ -1,6 +1,8 @@
 // Forge endpoints: the tenant's model endpoints for the template forge (tenant admins).
 import { Type } from 'typebox';
 import { BACKENDS } from '../../domain/endpoints/backends.js';
+import { pageInOrder } from '../../lib/pagination.js';
+import { MODEL_BACKENDS } from '../../models/endpoint-config.js';
 import {
   createForgeEndpoint,
   deleteForgeEndpoint,
@@ -51,9 +53,15 @@ export const forgeEndpointsRoutes: RouteModule = (app, ctx) => {
     '/v1/admin/forge-endpoints/backends/list',
     {
       config,
-      schema: { tags, operationId: 'admin.forge_endpoints.backends', summary: 'The model backends, with the fields and credential keys each needs', response: { 200: Type.Object({ items: Type.Array(BackendRecord) }) } },
+      schema: {
+        tags,
+        operationId: 'admin.forge_endpoints.backends',
+        summary: 'The model backends, with the fields and credential keys each needs (in the order anthropic, bedrock, vertex, custom_url)',
+        querystring: Type.Object(PageQuery),
+        response: { 200: Page(BackendRecord) },
+      },
     },
-    async () => ({ items: Object.values(BACKENDS) }),
+    async (request) => pageInOrder(Object.values(BACKENDS), MODEL_BACKENDS, (b) => b.backend, request.query),
   );
 
   app.get(

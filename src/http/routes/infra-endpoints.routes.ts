@@ -1,6 +1,7 @@
 // Infrastructure endpoints (vlm, judge, ocr, smtp): the platform's (platform admins) and a
 // tenant's own overrides (its admins, while its policy allows them).
-import type { InfraType } from '../../db/endpoints-schema.js';
+import { INFRA_TYPES, type InfraType } from '../../db/endpoints-schema.js';
+import { Type } from 'typebox';
 import { testInfraEndpoint } from '../../domain/endpoints/endpoint-test.js';
 import {
   deleteTenantEndpoint,
@@ -14,9 +15,10 @@ import {
 } from '../../domain/endpoints/infra-endpoints.service.js';
 import { infraConfig } from '../../domain/endpoints/resolve.js';
 import type { InfraEndpointRow } from '../../db/endpoints-schema.js';
+import { type PageRequest, pageInOrder } from '../../lib/pagination.js';
 import { guardOptionsFromConfig } from '../../lib/ssrf-guard.js';
 import { type RouteModule, caller } from '../context.js';
-import { NoContent } from '../schemas/common.js';
+import { NoContent, PageQuery } from '../schemas/common.js';
 import { InfraList, InfraPutBody, InfraRecord, InfraTypeParams, RoundTrip, TenantInfraParams, TenantInfraTypeParams } from '../schemas/endpoints.js';
 
 const tags = ['infrastructure-endpoints'];
@@ -24,14 +26,23 @@ const platformOnly = { permission: 'platform_admin' as const };
 const tenantAdmin = { permission: 'admin' as const };
 const resourceType = 'infra_endpoint';
 
+/** A list of endpoints (at most one per type) paged like every list, in the order of the types. */
+function presentInfraPage(rows: InfraEndpointRow[], page: PageRequest) {
+  const { items, next_cursor } = pageInOrder(rows, INFRA_TYPES, (row) => row.endpoint_type, page);
+  return { items: items.map(presentInfraEndpoint), next_cursor };
+}
+
 export const infraEndpointsRoutes: RouteModule = (app, ctx) => {
   const guard = guardOptionsFromConfig(ctx.config);
   const runTest = (row: InfraEndpointRow) => testInfraEndpoint(row.endpoint_type, infraConfig(ctx.secretBox, row as InfraEndpointRow & { endpoint_type: InfraType }), guard);
 
   app.get(
     '/v1/admin/platform/infra',
-    { config: platformOnly, schema: { tags, operationId: 'platform.infra.list', summary: 'The platform endpoint of each type that has one', response: { 200: InfraList } } },
-    async () => ({ items: (await listPlatformEndpoints(ctx.db)).map(presentInfraEndpoint), next_cursor: null }),
+    {
+      config: platformOnly,
+      schema: { tags, operationId: 'platform.infra.list', summary: 'The platform endpoint of each type that has one (in the order vlm, judge, ocr, smtp)', querystring: Type.Object(PageQuery), response: { 200: InfraList } },
+    },
+    async (request) => presentInfraPage(await listPlatformEndpoints(ctx.db), request.query),
   );
 
   app.get(
@@ -64,8 +75,18 @@ export const infraEndpointsRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/v1/admin/tenants/:tenant_id/infra',
-    { config: tenantAdmin, schema: { tags, operationId: 'admin.tenant_infra.list', summary: "The endpoint in effect for each type, the tenant's own or the platform's, with its scope", params: TenantInfraParams, response: { 200: InfraList } } },
-    async (request) => ({ items: (await listTenantEffective(ctx.db, caller(request), request.params.tenant_id)).map(presentInfraEndpoint), next_cursor: null }),
+    {
+      config: tenantAdmin,
+      schema: {
+        tags,
+        operationId: 'admin.tenant_infra.list',
+        summary: "The endpoint in effect for each type, the tenant's own or the platform's, with its scope (in the order vlm, judge, ocr, smtp)",
+        params: TenantInfraParams,
+        querystring: Type.Object(PageQuery),
+        response: { 200: InfraList },
+      },
+    },
+    async (request) => presentInfraPage(await listTenantEffective(ctx.db, caller(request), request.params.tenant_id), request.query),
   );
 
   app.get(

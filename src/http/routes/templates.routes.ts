@@ -17,6 +17,7 @@ import {
   TemplateParams,
   TemplateRecord,
   TemplateVersions,
+  TemplateVersionsQuery,
   TestForm,
   TestJsonBody,
   TestResult,
@@ -292,9 +293,19 @@ export const templatesRoutes: RouteModule = (app, ctx) => {
     '/v1/templates/:template_id/versions',
     {
       config: { permission: 'member' },
-      schema: { tags, operationId: 'templates.versions', summary: 'Every version of a template, newest first', params: TemplateParams, response: { 200: TemplateVersions, ...errors } },
+      schema: {
+        tags,
+        operationId: 'templates.versions',
+        summary: 'Every version of a template, newest first (filter: version)',
+        params: TemplateParams,
+        querystring: TemplateVersionsQuery,
+        response: { 200: TemplateVersions, ...errors },
+      },
     },
-    async (request) => templateVersions(ctx.db, caller(request), request.params.template_id),
+    async (request) => {
+      const { limit, cursor, ...filters } = request.query;
+      return templateVersions(ctx.db, caller(request), request.params.template_id, filters, { limit, cursor });
+    },
   );
 
   app.get(

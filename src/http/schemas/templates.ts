@@ -58,6 +58,12 @@ export const TemplateListQuery = Type.Object({
 
 export const TemplateVersions = Type.Object({
   items: Type.Array(Type.Object({ version: Type.Integer(), created_at: Timestamp, created_by: Nullable(Type.String()), template: FreeObject })),
+  next_cursor: Nullable(Type.String()),
+});
+
+export const TemplateVersionsQuery = Type.Object({
+  ...PageQuery,
+  version: Type.Optional(Type.Integer({ minimum: 1, description: 'Only this version' })),
 });
 
 export const RuleKinds = Type.Object({

@@ -269,7 +269,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The model backends, with the fields and credential keys each needs */
+        /** The model backends, with the fields and credential keys each needs (in the order anthropic, bedrock, vertex, custom_url) */
         get: operations["admin.forge_endpoints.backends"];
         put?: never;
         post?: never;
@@ -303,7 +303,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The platform endpoint of each type that has one */
+        /** The platform endpoint of each type that has one (in the order vlm, judge, ocr, smtp) */
         get: operations["platform.infra.list"];
         put?: never;
         post?: never;
@@ -408,7 +408,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The endpoint in effect for each type, the tenant's own or the platform's, with its scope */
+        /** The endpoint in effect for each type, the tenant's own or the platform's, with its scope (in the order vlm, judge, ocr, smtp) */
         get: operations["admin.tenant_infra.list"];
         put?: never;
         post?: never;
@@ -1430,7 +1430,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every version of a template, newest first */
+        /** Every version of a template, newest first (filter: version) */
         get: operations["templates.versions"];
         put?: never;
         post?: never;
@@ -2783,7 +2783,10 @@ export interface operations {
     };
     "admin.forge_endpoints.backends": {
         parameters: {
-            query?: never;
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2805,6 +2808,7 @@ export interface operations {
                             required_credentials: string[];
                             required_fields: string[];
                         }[];
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -2837,7 +2841,10 @@ export interface operations {
     };
     "platform.infra.list": {
         parameters: {
-            query?: never;
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3966,7 +3973,10 @@ export interface operations {
     };
     "admin.tenant_infra.list": {
         parameters: {
-            query?: never;
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
             header?: never;
             path: {
                 tenant_id: string;
@@ -7985,7 +7995,12 @@ export interface operations {
     };
     "templates.versions": {
         parameters: {
-            query?: never;
+            query?: {
+                cursor?: string;
+                limit?: number;
+                /** @description Only this version */
+                version?: number;
+            };
             header?: never;
             path: {
                 template_id: string;
@@ -8010,6 +8025,7 @@ export interface operations {
                             };
                             version: number;
                         }[];
+                        next_cursor: string | null;
                     };
                 };
             };

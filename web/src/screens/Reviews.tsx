@@ -103,7 +103,7 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
   // The template version the job was extracted with types the edits; the current version may differ.
   const template = useLoad(async () => {
     if (!extraction?.template_id) return null;
-    const versions = must(await api.GET('/v1/templates/{template_id}/versions', { params: { path: { template_id: extraction.template_id } } })).items;
+    const versions = must(await api.GET('/v1/templates/{template_id}/versions', { params: { path: { template_id: extraction.template_id }, query: { ...(extraction.template_version ? { version: extraction.template_version } : {}) } } })).items;
     const used = versions.find((v) => v.version === extraction.template_version);
     if (!used) throw new Error(`version ${extraction.template_version} of template ${extraction.template_id} is not kept`);
     return used.template as { json_schema?: unknown };

@@ -372,7 +372,7 @@ function TemplateAdmin({ id, name, active, onChange }: { id: string; name: strin
 }
 
 function Versions({ id }: { id: string }) {
-  const versions = useLoad(async () => (must(await api.GET('/v1/templates/{template_id}/versions', { params: { path: { template_id: id } } })) as { items: { version: number; created_at: string; template: Record<string, unknown> }[] }).items, [id]);
+  const versions = useLoad(async () => (must(await api.GET('/v1/templates/{template_id}/versions', { params: { path: { template_id: id }, query: { limit: 200 } } })) as { items: { version: number; created_at: string; template: Record<string, unknown> }[] }).items, [id]);
   const items = versions.data ?? [];
   const [a, setA] = useState<number | null>(null);
   const [b, setB] = useState<number | null>(null);
