@@ -14,7 +14,7 @@ import { guardInput } from './input-guard.js';
 import { markOptionalBodies, openapiRoute } from './openapi.js';
 import { loggableRequest } from './request-log.js';
 import { boundRequestIntegers } from './safe-integers.js';
-import { refuseUnknownQueryParameters } from './unknown-parameters.js';
+import { refuseUnknownParameters } from './unknown-parameters.js';
 import { registerAudit } from './plugins/audit.js';
 import { enforceDeclaredPermission, registerAuth } from './plugins/auth.js';
 import { registerPolicy } from './plugins/policy.js';
@@ -88,7 +88,7 @@ export async function buildApp(options: AppOptions, logger: FastifyServerOptions
   });
   app.addHook('preValidation', guardInput);
   app.addHook('onRoute', (route) => enforceDeclaredPermission(route as never));
-  app.addHook('onRoute', refuseUnknownQueryParameters);
+  app.addHook('onRoute', refuseUnknownParameters);
   app.addHook('onRoute', boundRequestIntegers);
   if (ownPolicy) app.addHook('onClose', async () => ownPolicy.stop());
   if (ownPipeline) app.addHook('onClose', async () => ownPipeline.stop());

@@ -20,13 +20,18 @@ const common = {
   destination_connection_id: Type.Optional(Type.String({ maxLength: 64 })),
 };
 
-const validateDocument = compileBodyValidator(Type.Object({ ...common, metadata: Type.Optional(Type.String({ maxLength: 65536 })) }));
+// A field the form does not take is refused (`extra_forbidden`), as in a JSON body: a misspelt
+// template_id must not upload a job that runs without its template.
+const validateDocument = compileBodyValidator(Type.Object({ ...common, metadata: Type.Optional(Type.String({ maxLength: 65536 })) }, { additionalProperties: false }));
 const validateBatch = compileBodyValidator(
-  Type.Object({
-    ...common,
-    name: Type.Optional(Type.String({ maxLength: 256 })),
-    destination_config: Type.Optional(Type.String({ maxLength: 65536 })),
-  }),
+  Type.Object(
+    {
+      ...common,
+      name: Type.Optional(Type.String({ maxLength: 256 })),
+      destination_config: Type.Optional(Type.String({ maxLength: 65536 })),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 /** What a batch's destination may be asked to do beyond the job results (decisions.md, connections). */

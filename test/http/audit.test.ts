@@ -33,11 +33,15 @@ beforeAll(async () => {
   await h.seedTenant('globex', 'Globex');
   globexAdmin = await h.seedUser('globex', 'admin');
 
-  // An unexpected secret-looking field is ignored by the operation and must be redacted in the trail.
-  const invited = await h.request('POST', '/v1/admin/users', {
+  // A field the operation does not take is refused, and the refusal echoes no secret.
+  const refused = await h.request('POST', '/v1/admin/users', {
     token: acmeAdmin.token!,
     body: { email: 'new@acme.test', password: 'hunter2-do-not-store', profile: { api_key: 'nested-secret-value' } },
   });
+  expect(refused.status).toBe(422);
+  expect(refused.body.detail.map((d: { loc: string[]; type: string }) => `${d.loc.join('.')}:${d.type}`).sort()).toEqual(['body.password:extra_forbidden', 'body.profile:extra_forbidden']);
+  expect(JSON.stringify(refused.body)).not.toMatch(/hunter2|nested-secret-value/);
+  const invited = await h.request('POST', '/v1/admin/users', { token: acmeAdmin.token!, body: { email: 'new@acme.test' } });
   expect(invited.status).toBe(201);
   invitedId = invited.body.id;
   expect((await h.request('POST', '/v1/admin/users', { token: globexAdmin.token!, body: { email: 'new@globex.test' } })).status).toBe(201);
@@ -156,7 +160,7 @@ describe('what an entry records', () => {
     expect(logins.length).toBeGreaterThanOrEqual(4);
     for (const entry of logins) expect(entry.details.request).toEqual({ email: expect.any(String), password: '[redacted]' });
     const [invite] = await all(`/v1/admin/audit?resource_id=${invitedId}`, acmeAdmin.token!);
-    expect(invite.details.request).toEqual({ email: 'new@acme.test', password: '[redacted]', profile: { api_key: '[redacted]' } });
+    expect(invite.details.request).toEqual({ email: 'new@acme.test' });
 
     const everything = JSON.stringify(await all('/v1/platform/audit', root));
     for (const secret of [ADMIN_PASSWORD, PASSWORD, 'hunter2-do-not-store', 'nested-secret-value', invitationToken, keySecret, root]) {

@@ -1,5 +1,6 @@
-// A query parameter an operation does not take is a 422 at the parameter, never silently ignored:
-// a misspelt filter must not answer every row as if no filter had been asked for.
+// A query parameter or body field an operation does not take is a 422 at its name, never silently
+// ignored: a misspelt filter must not answer every row, a misspelt template_id must not run a job
+// without its template.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FILES, postForm, upload } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
@@ -15,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const extra = (name: string, input: unknown) => ({ loc: ['query', name], msg: 'Extra inputs are not permitted', type: 'extra_forbidden', input });
+const extra = (name: string, input: unknown, at = 'query') => ({ loc: [at, name], msg: 'Extra inputs are not permitted', type: 'extra_forbidden', input });
 
 describe('unknown query parameters', () => {
   it('refuses a misspelt list filter instead of listing everything', async () => {
@@ -76,6 +77,46 @@ describe('unknown query parameters', () => {
     const res = await postForm(h, '/v1/documents?template=tpl_x', member, [{ field: 'file', file: FILES.invoice }]);
     expect(res.status).toBe(422);
     expect(res.body.detail).toContainEqual(extra('template', 'tpl_x'));
+    const after = await h.db.selectFrom('jobs').select(h.db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(after.n).toBe(before.n);
+  });
+});
+
+describe('unknown body fields', () => {
+  it('refuses them in every JSON body that lists its fields, and changes nothing', async () => {
+    const job = (await upload(h, member, FILES.invoice)).body.job_id as string;
+    expect((await h.request('POST', `/v1/documents/${job}/cancel`, { token: member })).status).toBe(200);
+    const cases: [string, string, Record<string, unknown>, string, string?][] = [
+      ['POST', `/v1/documents/${job}/reprocess`, { templat_id: 'tpl_x' }, 'templat_id'],
+      ['POST', `/v1/documents/${job}/reextract`, { template: 'tpl_x' }, 'template'],
+      ['PATCH', '/v1/account/profile', { display_name: 'Ann', nickname: 'A' }, 'nickname'],
+      ['POST', '/v1/account/api-keys', { name: 'laptop', scope: 'all' }, 'scope'],
+      ['POST', '/v1/templates', { name: 'strict-body', json_schema: { type: 'object', properties: { total: { type: 'number' } } }, active: false }, 'active', root],
+      ['POST', '/v1/platform/tenants', { id: 'strict', name: 'Strict', initial_admin_email: 'a@strict.test', plan: 'gold' }, 'plan', root],
+      ['POST', '/v1/auth/login', { email: 'x@example.test', password: 'whatever-it-is', remember: true }, 'remember'],
+    ];
+    for (const [method, path, body, field, token] of cases) {
+      const res = await h.request(method, path, { token: token ?? member, body });
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(422);
+      expect(res.body.detail, `${method} ${path}`).toContainEqual(extra(field, body[field], 'body'));
+    }
+    expect((await h.request('GET', `/v1/documents/${job}`, { token: member })).body.status).toBe('failed');
+    expect((await h.request('GET', '/v1/account/api-keys', { token: member })).body.items).toEqual([]);
+    expect((await h.request('GET', '/v1/templates?q=strict-body', { token: root })).body.items).toEqual([]);
+    expect((await h.request('GET', '/v1/platform/tenants/strict', { token: root })).status).toBe(404);
+    // Free-form objects inside a body keep what they are given.
+    const flexible = await h.request('POST', '/v1/templates', { token: root, body: { name: 'strict-body', json_schema: { type: 'object', properties: { total: { type: 'number' } }, 'x-anything': 1 } } });
+    expect(flexible.status, JSON.stringify(flexible.body)).toBe(201);
+  });
+
+  it('refuses them in the upload forms, and queues nothing', async () => {
+    const before = await h.db.selectFrom('jobs').select(h.db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const single = await upload(h, member, FILES.invoice, { templateid: 'tpl_x' });
+    expect(single.status).toBe(422);
+    expect(single.body.detail).toContainEqual(extra('templateid', 'tpl_x', 'body'));
+    const batch = await postForm(h, '/v1/batches', member, [{ field: 'files', file: FILES.invoice }], { processingmode: 'canonical' });
+    expect(batch.status).toBe(422);
+    expect(batch.body.detail).toContainEqual(extra('processingmode', 'canonical', 'body'));
     const after = await h.db.selectFrom('jobs').select(h.db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
   });
