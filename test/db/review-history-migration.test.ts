@@ -1,4 +1,4 @@
-// Migration 0016: a job's review history moves out of its result (which every new run replaces)
+// Migration 0019: a job's review history moves out of its result (which every new run replaces)
 // into a column of its own; rolled back, it goes back into the result.
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
