@@ -168,6 +168,14 @@ describe('what an entry records', () => {
     }
   });
 
+  it('hides a secret-named key in what a change records, as in the request', async () => {
+    const res = await h.request('PATCH', '/v1/admin/tenant-policy/acme', { token: acmeAdmin.token!, body: { layout_policy: { reading_order: 'columns', vendor: { api_key: 'policy-held-key-do-not-store' } } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [entry] = await all('/v1/admin/audit?resource_id=acme&action=admin.tenant_policy.update', acmeAdmin.token!);
+    expect(JSON.stringify(entry)).not.toContain('policy-held-key-do-not-store');
+    expect(JSON.stringify(entry.details.changes)).toContain('columns');
+  });
+
   it('records only successful state changes', async () => {
     const before = (await all('/v1/platform/audit', root)).length;
     expect((await h.request('POST', '/v1/admin/users', { token: acmeAdmin.token!, body: { email: 'bad' } })).status).toBe(422);

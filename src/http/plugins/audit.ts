@@ -9,7 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type RequestScope, openRequestScope } from '../../db/request-scope.js';
 import { insertAudit } from '../../domain/audit/audit.repository.js';
-import { redact } from '../../lib/redact.js';
+import { redact, redactLogFields } from '../../lib/redact.js';
 import type { App, AppContext } from '../context.js';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -114,6 +114,8 @@ async function writeEntry(ctx: AppContext, request: FastifyRequest, reply: Fasti
     ip: request.ip,
     userAgent: request.headers['user-agent'] ?? null,
     requestId: request.id,
-    details: { ...(note.details ?? {}), ...(request.body && typeof request.body === 'object' ? { request: redact(request.body) } : {}) },
+    // What the route says changed is redacted as the request is: a free-form policy object may
+    // hold a secret-named key, and a change records its values before and after.
+    details: { ...redactLogFields(note.details ?? {}), ...(request.body && typeof request.body === 'object' ? { request: redact(request.body) } : {}) },
   });
 }
