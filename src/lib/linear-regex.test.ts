@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileLinear, linearRegexProblem } from './linear-regex.js';
+import { ajvLinearRegExp, compileLinear, linearRegexProblem } from './linear-regex.js';
 
 describe('linear-time regular expressions', () => {
   it('matches like JavaScript for the patterns templates use, flags included', () => {
@@ -24,5 +24,22 @@ describe('linear-time regular expressions', () => {
     expect(linearRegexProblem('([a-z')).toMatch(/./);
     expect(linearRegexProblem('abc', 'g')).toMatch(/flag/);
     expect(linearRegexProblem('^[a-z]+$', 'iu')).toBeNull();
+  });
+
+  it('finds the first match with JavaScript offsets, and nothing on a backtracking pattern that cannot match', () => {
+    expect(compileLinear('[A-Z]{2}\\d+', 'u').find('😀 no: AB12 CD3')).toEqual({ index: 7, end: 11, text: 'AB12' });
+    expect(compileLinear('(x+x+)+y').find('x'.repeat(50_000))).toBeNull();
+  });
+
+  it('reads JavaScript \\u escapes, and leaves an escaped backslash before a u alone', () => {
+    expect(compileLinear('^caf\\u00e9$').test('café')).toBe(true);
+    expect(compileLinear('\\u{1F600}', 'u').test('😀')).toBe(true);
+    expect(compileLinear('^\\\\u00e9$').test('\\u00e9')).toBe(true);
+  });
+
+  it('gives Ajv one compiled pattern per pattern text', () => {
+    expect(String(ajvLinearRegExp('a+', 'u'))).not.toBe(String(ajvLinearRegExp('b+', 'u')));
+    expect(ajvLinearRegExp('^b+$', 'u').test('bbb')).toBe(true);
+    expect(() => ajvLinearRegExp('(a)\\1', 'u')).toThrow();
   });
 });

@@ -4,6 +4,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { ValidationItem } from '../../lib/errors.js';
+import { ajvLinearRegExp } from '../../lib/linear-regex.js';
 import { MAX_FIELD_DEPTH, MAX_FIELDS, checkRule, expressionError, fieldsBeyondLimits, schemaFields } from '../../pipeline/extract/index.js';
 import { genericPath } from '../../pipeline/extract/paths.js';
 
@@ -22,8 +23,10 @@ function schemaProblem(e: ErrorObject, root: (string | number)[]): ValidationIte
 
 /** Problems with `json_schema` (loc under `root`, e.g. ['body', 'json_schema']). */
 export function checkJsonSchema(schema: Record<string, unknown>, root: (string | number)[]): ValidationItem[] {
-  // A fresh Ajv per check: a schema's own $id must not collide with one compiled earlier.
-  const ajv = addFormats(new Ajv({ strict: false, allErrors: true, validateSchema: true }));
+  // A fresh Ajv per check: a schema's own $id must not collide with one compiled earlier. Its
+  // patterns compile in the linear-time engine extraction runs them in, so one RE2 cannot run
+  // (a backreference, a lookaround) is refused here rather than skipped at every extraction.
+  const ajv = addFormats(new Ajv({ strict: false, allErrors: true, validateSchema: true, code: { regExp: ajvLinearRegExp } }));
   if (!ajv.validateSchema(schema)) {
     const errors = (ajv.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
     return (errors.length ? errors : ajv.errors ?? []).slice(0, 20).map((e) => schemaProblem(e, root));

@@ -8,9 +8,11 @@ import { type DateOrder, parseDate } from '../../pipeline/entities/dates.js';
 import { parseAmount } from '../../pipeline/entities/money.js';
 import { parseNumber } from '../../pipeline/entities/numbers.js';
 import type { FieldSpec } from '../../pipeline/extract/schema-fields.js';
+import { ajvLinearRegExp } from '../../lib/linear-regex.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+// The template's schema is the tenant's: its patterns check model answers in the linear-time engine.
+const ajv = addFormats(new Ajv({ allErrors: true, strict: false, code: { regExp: ajvLinearRegExp } }));
 const validators = new WeakMap<object, ValidateFunction>();
 
 /** One value of the answer by its field path: "vendor.name", "tags[1]", "lines[0].qty". */

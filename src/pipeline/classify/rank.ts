@@ -9,6 +9,7 @@
 // - the template's own fields: how many of their labels the document prints.
 // A document matches when the best score reaches THRESHOLD and beats the runner-up by MARGIN;
 // within the margin the TemplateChooser decides (the embedded one takes a clear leader only).
+import { type LinearRegex, compileLinear } from '../../lib/linear-regex.js';
 import type { Fingerprint } from './fingerprint.js';
 import { foldLabel } from './fingerprint.js';
 import { likeness } from './similarity.js';
@@ -89,10 +90,13 @@ function exemplarSignal(doc: Fingerprint, profile: TemplateProfile) {
   return { score: typical === null ? neighbours : (1 - TYPICALITY_WEIGHT) * neighbours + TYPICALITY_WEIGHT * typical, typical, best: scored[0]! };
 }
 
-/** A keyword as a regular expression (invoice2data-style keywords are), or null when it is not one. */
-function keywordRegex(keyword: string): RegExp | null {
+/**
+ * A keyword as a regular expression (invoice2data-style keywords are), or null when it is not one.
+ * A tenant wrote it and it runs over the whole document text, so it runs in the linear-time engine.
+ */
+function keywordRegex(keyword: string): LinearRegex | null {
   try {
-    return new RegExp(keyword, 'iu');
+    return compileLinear(keyword, 'iu');
   } catch {
     return null;
   }

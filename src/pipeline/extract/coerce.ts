@@ -150,8 +150,8 @@ export function coerce(spec: FieldSpec, text: string, ctx: CoerceContext): Coerc
   }
   if (spec.pattern) {
     // The schema's `pattern` says what the value looks like: the first text after the label of that shape.
-    const m = firstMatch(text, spec.pattern);
-    return m ? { value: m.text, start: m.start, end: m.end, fit: 1 } : null;
+    const m = spec.pattern.find(text);
+    return m && m.index <= NEAR ? { value: m.text, start: m.index, end: m.end, fit: 1 } : null;
   }
   if (spec.format === 'email' || id === 'email') {
     const m = firstMatch(text, EMAIL, 80);

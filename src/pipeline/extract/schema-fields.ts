@@ -2,6 +2,7 @@
 // (nested objects flattened into dotted paths), arrays of objects (line items) and arrays of scalars.
 import { AnchorScan, anchorTest } from '../entities/anchors.js';
 import { escapeRegExp, fold } from '../entities/normalize.js';
+import { type LinearRegex, compileLinear } from '../../lib/linear-regex.js';
 import { COLUMN_CONCEPTS, CONCEPTS, type Concept } from './vocabulary.js';
 
 export type ScalarType = 'string' | 'number' | 'integer' | 'boolean' | 'date';
@@ -14,8 +15,11 @@ export interface FieldSpec {
   type: ScalarType;
   format?: string;
   enum?: unknown[];
-  /** A string field's JSON Schema `pattern`, unanchored: the value is the first text of that shape. */
-  pattern?: RegExp;
+  /**
+   * A string field's JSON Schema `pattern`, unanchored: the value is the first text of that shape.
+   * A tenant wrote it, so it runs in the linear-time engine (lib/linear-regex.ts).
+   */
+  pattern?: LinearRegex;
   /** Labels to look for, folded, with how much a match on each is worth (1 = the field's own words). */
   labels: { text: string; weight: number }[];
   concept: Concept | null;
@@ -174,10 +178,10 @@ function vagueLabelsOf(concept: Concept | null, phrases: string[]): { vagueLabel
   return vague.length ? { vagueLabels: vague } : {};
 }
 
-function valuePattern(s: Json): { pattern?: RegExp } {
+function valuePattern(s: Json): { pattern?: LinearRegex } {
   if (typeof s.pattern !== 'string' || typeOf(s) !== 'string') return {};
   try {
-    return { pattern: new RegExp(s.pattern.replace(/^\^/, '').replace(/\$$/, ''), 'u') };
+    return { pattern: compileLinear(s.pattern.replace(/^\^/, '').replace(/\$$/, ''), 'u') };
   } catch {
     return {};
   }
