@@ -1,4 +1,4 @@
-// Protective response headers: nosniff everywhere, no-store on API answers (tokens, secrets),
+// Protective response headers: nosniff and no-referrer everywhere, no-store on API answers (tokens, secrets),
 // CSP and frame protection on the HTML pages, and CORS preflights for configured origins only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
@@ -17,6 +17,13 @@ describe('security headers', () => {
     for (const [method, path] of [['GET', '/'], ['GET', '/v1/health/live'], ['GET', '/v1/nothing'], ['GET', '/v1/me'], ['GET', '/docs/'], ['GET', '/openapi.json']]) {
       const res = await h.request(method!, path!);
       expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+    }
+  });
+
+  it('sends no Referer from any page or answer: invitation and reset links carry their token in the URL', async () => {
+    for (const [method, path] of [['GET', '/app/accept-invite?token=secret'], ['GET', '/app/reset-password?token=secret'], ['GET', '/docs/'], ['GET', '/v1/me'], ['GET', '/v1/nothing']]) {
+      const res = await h.request(method!, path!, { token: member });
+      expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
     }
   });
 

@@ -1,6 +1,8 @@
-// Response headers that protect clients: no MIME sniffing anywhere, nothing from the API kept in a
-// shared or browser cache (responses carry tokens, secrets and tenant data), a content security
-// policy and frame protection on the HTML pages, and CORS only for the origins QUIRE_CORS_ORIGINS names.
+// Response headers that protect clients: no MIME sniffing anywhere, no Referer sent from anything
+// this server answers (invitation and reset links carry their token in the console page's URL),
+// nothing from the API kept in a shared or browser cache (responses carry tokens, secrets and
+// tenant data), a content security policy and frame protection on the HTML pages, and CORS only
+// for the origins QUIRE_CORS_ORIGINS names.
 import cors from '@fastify/cors';
 import type { App, AppContext } from '../context.js';
 
@@ -23,6 +25,7 @@ const isPage = (url: string) => /^\/(docs|app)(\/|$|\?)/.test(url);
 export async function registerSecurityHeaders(app: App, ctx: AppContext): Promise<void> {
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
     if (isPage(request.url)) {
       reply.header('content-security-policy', PAGE_CSP);
       reply.header('x-frame-options', 'DENY');
