@@ -335,6 +335,19 @@ describe('artifacts', () => {
     expect((await h.request('GET', art.url)).status).toBe(401);
     expect((await h.request('GET', '/v1/artifacts/art_nothing', { token: member })).status).toBe(404);
   });
+
+  it('revalidates with the weak form of its tag, a list holding it or *, and names the file exactly (RFC 8187)', async () => {
+    const bytes = fs.readFileSync(FILES.invoice);
+    const res = await upload(h, member, { name: "Rechnung (März) 'final'*.pdf", bytes });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const art = res.body.artifacts[0];
+    const get = (headers: Record<string, string> = {}) => fetch(`${h.baseUrl}${art.url}`, { headers: { authorization: `Bearer ${member}`, ...headers } });
+    const whole = await get();
+    const etag = whole.headers.get('etag')!;
+    expect(whole.headers.get('content-disposition')).toBe(`attachment; filename="Rechnung (M_rz) 'final'*.pdf"; filename*=UTF-8''Rechnung%20%28M%C3%A4rz%29%20%27final%27%2A.pdf`);
+    for (const tag of [`W/${etag}`, `"other", ${etag}`, '*']) expect((await get({ 'if-none-match': tag })).status, tag).toBe(304);
+    expect((await get({ 'if-none-match': '"other"' })).status).toBe(200);
+  });
 });
 
 describe('POST /v1/admin/jobs/recover-stale', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRange } from './artifacts.js';
+import { disposition, noneMatch, parseRange } from './artifacts.js';
 
 describe('Range header', () => {
   it('serves single byte ranges, suffixes and open ends', () => {
@@ -17,5 +17,28 @@ describe('Range header', () => {
     expect(parseRange('bytes=9-3', 100)).toEqual({ kind: 'full' });
     expect(parseRange('bytes=100-', 100)).toEqual({ kind: 'unsatisfiable' });
     expect(parseRange('bytes=-0', 100)).toEqual({ kind: 'unsatisfiable' });
+  });
+});
+
+describe('If-None-Match', () => {
+  const etag = '"abc123"';
+  it('matches the tag itself, its weak form, a list holding it and *', () => {
+    expect(noneMatch(etag, etag)).toBe(true);
+    expect(noneMatch('W/"abc123"', etag)).toBe(true);
+    expect(noneMatch('"other", W/"abc123"', etag)).toBe(true);
+    expect(noneMatch(' * ', etag)).toBe(true);
+  });
+
+  it('does not match other tags, nothing, or a tag without its quotes', () => {
+    expect(noneMatch(undefined, etag)).toBe(false);
+    expect(noneMatch('"abc12"', etag)).toBe(false);
+    expect(noneMatch('abc123', etag)).toBe(false);
+  });
+});
+
+describe('Content-Disposition', () => {
+  it('percent-encodes everything outside RFC 8187 attr-char in filename*, and keeps the ASCII name quoted safely', () => {
+    expect(disposition(`it's (final)*.pdf`, false)).toBe(`attachment; filename="it's (final)*.pdf"; filename*=UTF-8''it%27s%20%28final%29%2A.pdf`);
+    expect(disposition('Faktura "č. 1"\r\n.pdf', true)).toBe(`inline; filename="Faktura __. 1___.pdf"; filename*=UTF-8''Faktura%20%22%C4%8D.%201%22%0D%0A.pdf`);
   });
 });

@@ -1,5 +1,6 @@
 // GET /v1/artifacts/{artifact_id}: streams a stored file with its content type, tenant-scoped
-// (another tenant's artifact is 404), with single-range requests (RFC 9110 §14) for large files.
+// (another tenant's artifact is 404), with single-range requests (RFC 9110 §14) for large files
+// and If-None-Match revalidation (a list, weak tags and `*` included).
 // A page image not drawn yet is drawn on this first download (domain/documents/page-images.ts).
 import { Type } from 'typebox';
 import { findArtifact } from '../../domain/documents/jobs.repository.js';
@@ -33,9 +34,26 @@ export function parseRange(header: string | undefined, size: number): RangeAnswe
   return { kind: 'partial', range: { start, end } };
 }
 
-function disposition(filename: string, inline: boolean): string {
+/**
+ * If-None-Match (RFC 9110 §13.1.2): `*`, or a list of entity tags compared weakly (a `W/` prefix
+ * does not matter), as caches and browsers send it.
+ */
+export function noneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+}
+
+/**
+ * The file name twice: a plain ASCII stand-in, and the exact name as an RFC 8187 ext-value, where
+ * every character outside attr-char is percent-encoded (encodeURIComponent leaves ' ( ) * as
+ * they are, and a ' there ends the value's language part early in a strict reader).
+ */
+export function disposition(filename: string, inline: boolean): string {
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  const exact = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }
 
 export function serveArtifact(app: App, ctx: AppContext, blobs: BlobStore): void {
@@ -64,7 +82,7 @@ export function serveArtifact(app: App, ctx: AppContext, blobs: BlobStore): void
         .header('cache-control', 'no-store')
         .header('content-disposition', disposition(artifact.filename, artifact.kind === 'page_image'))
         .header('x-content-type-options', 'nosniff');
-      if (request.headers['if-none-match'] === etag) return reply.status(304).send();
+      if (noneMatch(request.headers['if-none-match'], etag)) return reply.status(304).send();
       // If-Range with another validator: the client's partial copy is stale, send it all.
       const ifRange = request.headers['if-range'];
       const answer = ifRange && ifRange !== etag ? ({ kind: 'full' } as const) : parseRange(request.headers.range, size);
