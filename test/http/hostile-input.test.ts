@@ -1,6 +1,7 @@
 // Hostile input is answered in the contract's shapes, never with a 500, and leaves nothing behind:
 // NUL and lone surrogates, deep or huge free-form objects, malformed multipart, framework errors.
 import net from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FILES, upload, postForm } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
@@ -168,5 +169,43 @@ describe('malformed requests', () => {
     });
     expect(reply).toMatch(/^HTTP\/1\.1 400/);
     expect(JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 'malformed_request' });
+  });
+});
+
+describe('schema property names that are prototype keys', () => {
+  // Written as text: an object literal's __proto__ would set the literal's prototype instead.
+  const PROTO_SCHEMA = '{"type":"object","properties":{"__proto__":{"type":"object","properties":{"quireCode":{"type":"string"},"quireTags":{"type":"array","items":{"type":"string"}}}}}}';
+  const note = { name: 'note.txt', bytes: Buffer.from('Quire Code: PWNED-1\nInvoice number: INV-9\n') };
+  // The server runs in this process: a write through __proto__ would show on every object here.
+  const expectClean = () => {
+    expect(Object.prototype).not.toHaveProperty('quireCode');
+    expect(Object.prototype).not.toHaveProperty('quireTags');
+    expect(({} as Record<string, unknown>).quireCode).toBeUndefined();
+  };
+
+  it('are refused with 422 at the property, in a template, inline in a template test and under $defs', async () => {
+    const created = await h.request('POST', '/v1/templates', { token: admin, raw: `{"name":"proto","json_schema":${PROTO_SCHEMA}}`, headers: { 'content-type': 'application/json' } });
+    expectField(created, ['body', 'json_schema', 'properties', '__proto__']);
+    const nested = await h.request('POST', '/v1/templates', {
+      token: admin,
+      body: { name: 'proto-defs', json_schema: { type: 'object', $defs: { party: { type: 'object', properties: { constructor: { type: 'string' } } } }, properties: { vendor: { $ref: '#/$defs/party' } } } },
+    });
+    expectField(nested, ['body', 'json_schema', '$defs', 'party', 'properties', 'constructor']);
+    const tested = await postForm(h, '/v1/templates/test', member, [{ field: 'file', file: note }], { template: `{"name":"proto","json_schema":${PROTO_SCHEMA}}` });
+    expect(tested.status, JSON.stringify(tested.body)).toBe(422);
+    expect(tested.body.detail[0].loc.slice(-2)).toEqual(['properties', '__proto__']);
+    expectClean();
+  });
+
+  it('name no field in a template stored before the check: extraction skips them and never touches the prototype', async () => {
+    const created = await h.request('POST', '/v1/templates', { token: admin, body: { name: 'proto-stored', json_schema: { type: 'object', properties: { invoice_number: { type: 'string' } } } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const stored = `{"type":"object","properties":{"invoice_number":{"type":"string"},${PROTO_SCHEMA.slice('{"type":"object","properties":{'.length, -2)}}}`;
+    await sql`UPDATE templates SET json_schema = ${stored}::jsonb WHERE id = ${created.body.id}`.execute(h.db);
+    const res = await postForm(h, `/v1/templates/${created.body.id}/test`, member, [{ field: 'file', file: note }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expectClean();
+    expect(Object.keys(res.body.extraction.fields)).toEqual(['invoice_number']);
+    expect(Object.hasOwn(res.body.extraction.data, '__proto__')).toBe(false);
   });
 });

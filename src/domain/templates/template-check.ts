@@ -6,7 +6,7 @@ import addFormatsModule from 'ajv-formats';
 import type { ValidationItem } from '../../lib/errors.js';
 import { ajvLinearRegExp } from '../../lib/linear-regex.js';
 import { MAX_FIELD_DEPTH, MAX_FIELDS, checkRule, expressionError, fieldsBeyondLimits, schemaFields } from '../../pipeline/extract/index.js';
-import { genericPath } from '../../pipeline/extract/paths.js';
+import { PROTOTYPE_KEYS, genericPath } from '../../pipeline/extract/paths.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -19,6 +19,30 @@ function schemaProblem(e: ErrorObject, root: (string | number)[]): ValidationIte
   const allowed = (e.params as { allowedValues?: unknown[] }).allowedValues;
   const detail = allowed ? `${e.message}: ${allowed.map((v) => JSON.stringify(v)).join(', ')}` : e.message;
   return { loc: [...root, ...segments(e.instancePath), ...extra], msg: `Not a valid JSON Schema: ${detail}`, type: 'json_schema_invalid' };
+}
+
+/**
+ * The first property named `__proto__`, `constructor` or `prototype` anywhere in the schema (in
+ * `$defs` too): extracted data is built from property names, and one of these would write to the
+ * prototype every object shares instead of a field. Walked without recursion.
+ */
+function prototypeKeyProperty(schema: Record<string, unknown>, root: (string | number)[]): ValidationItem | null {
+  const stack: { node: unknown; loc: (string | number)[] }[] = [{ node: schema, loc: root }];
+  while (stack.length) {
+    const { node, loc } = stack.pop()!;
+    if (!node || typeof node !== 'object') continue;
+    for (const [key, child] of Object.entries(node)) {
+      const at = [...loc, Array.isArray(node) ? Number(key) : key];
+      if (key === 'properties' && child && typeof child === 'object' && !Array.isArray(child)) {
+        const name = Object.keys(child).find((k) => PROTOTYPE_KEYS.has(k));
+        if (name !== undefined) {
+          return { loc: [...at, name], msg: `'${name}' cannot name a field: __proto__, constructor and prototype are reserved in extracted data; rename the property (for example '${name.replace(/_/g, '')}_name')`, type: 'value_error', input: name };
+        }
+      }
+      if (child && typeof child === 'object') stack.push({ node: child, loc: at });
+    }
+  }
+  return null;
 }
 
 /** Problems with `json_schema` (loc under `root`, e.g. ['body', 'json_schema']). */
@@ -40,6 +64,8 @@ export function checkJsonSchema(schema: Record<string, unknown>, root: (string |
   if (type !== undefined && type !== 'object' && !(Array.isArray(type) && type.includes('object'))) {
     return [{ loc: [...root, 'type'], msg: 'json_schema describes the extracted data, which is an object: use "type": "object" with "properties"', type: 'value_error', input: type }];
   }
+  const reserved = prototypeKeyProperty(schema, root);
+  if (reserved) return [reserved];
   if (!schema.properties || typeof schema.properties !== 'object' || Object.keys(schema.properties).length === 0) {
     return [{ loc: [...root, 'properties'], msg: 'json_schema needs "properties": the fields to extract', type: 'missing' }];
   }

@@ -8,6 +8,7 @@ import { type DateOrder, parseDate } from '../../pipeline/entities/dates.js';
 import { parseAmount } from '../../pipeline/entities/money.js';
 import { parseNumber } from '../../pipeline/entities/numbers.js';
 import type { FieldSpec } from '../../pipeline/extract/schema-fields.js';
+import { setFieldPath } from '../../pipeline/extract/paths.js';
 import { ajvLinearRegExp } from '../../lib/linear-regex.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -132,15 +133,8 @@ export function buildData(fields: FieldSpec[], read: Pick<ReadAnswer, 'values' |
   return data;
 }
 
-export function setPath(data: Record<string, unknown>, path: string, value: unknown): void {
-  const parts = path.split('.');
-  let target = data;
-  for (const part of parts.slice(0, -1)) {
-    if (!target[part] || typeof target[part] !== 'object') target[part] = {};
-    target = target[part] as Record<string, unknown>;
-  }
-  target[parts[parts.length - 1]!] = value;
-}
+/** A field's value at its dotted path, written as own properties (pipeline/extract/paths.ts). */
+export const setPath = setFieldPath;
 
 /** ajv's errors for the rebuilt data (none when the schema cannot be compiled: the field walk is the check). */
 function schemaErrors(schema: Record<string, unknown>, data: Record<string, unknown>): ErrorObject[] {

@@ -10,7 +10,7 @@ import { type DocInput, type DocPage, type Evidence, type TextLine, textLines } 
 import type { CoerceContext } from './coerce.js';
 import { type Decision, type ReviewThresholds, decide } from './decision.js';
 import { buildLabelIndex, findLabels } from './labels.js';
-import { genericPath, isEmpty } from './paths.js';
+import { genericPath, isEmpty, setFieldPath } from './paths.js';
 import { type PostProcessing, dateFormatFor, postProcess } from './postprocess.js';
 import type { Rule } from './rule-kinds.js';
 import { type DateFormatOf, type ValidationEntry, ruleId, runRules } from './rules.js';
@@ -238,15 +238,7 @@ function pagesPerChunk(policy: ExtractionPolicy): number {
   return typeof n === 'number' && Number.isInteger(n) && n >= 1 ? n : DEFAULT_PAGES_PER_CHUNK;
 }
 
-function setPath(data: Record<string, unknown>, path: string, value: unknown): void {
-  const parts = path.split('.');
-  let target = data;
-  for (const part of parts.slice(0, -1)) {
-    if (!target[part] || typeof target[part] !== 'object') target[part] = {};
-    target = target[part] as Record<string, unknown>;
-  }
-  target[parts[parts.length - 1]!] = value;
-}
+const setPath = setFieldPath;
 
 /** Below the default review floor: what a value contradicted by a check is held at. */
 const CONTRADICTED = 0.6;

@@ -14,7 +14,7 @@ type Step = { key: string; index: number | 'all' | null };
  * (a template's `post_processing.defaults` key such as "__proto__.x") would write onto the
  * prototype every object of the process shares: such paths name nothing and set nothing.
  */
-const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** The value of `key` when `value` is a plain object holding it as its own property. */
 function ownValue(value: unknown, key: string): unknown {
@@ -55,6 +55,32 @@ export function genericPath(path: string): string {
 
 export function isEmpty(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '') || (Array.isArray(value) && value.length === 0);
+}
+
+/**
+ * Sets a field's value in extracted data at its dotted schema path ("vendor.name"), creating
+ * objects on the way. Names are read and written as own properties: even a name the schema walk
+ * would never give (a prototype key, see schema-fields.ts) could not reach an object's prototype,
+ * which every object of the process shares.
+ */
+export function setFieldPath(data: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let target = data;
+  for (const part of parts.slice(0, -1)) {
+    const next = Object.hasOwn(target, part) ? target[part] : undefined;
+    if (next && typeof next === 'object') {
+      target = next as Record<string, unknown>;
+      continue;
+    }
+    const created: Record<string, unknown> = {};
+    defineOwn(target, part, created);
+    target = created;
+  }
+  defineOwn(target, parts[parts.length - 1]!, value);
+}
+
+function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**

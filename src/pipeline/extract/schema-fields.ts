@@ -3,6 +3,7 @@
 import { AnchorScan, anchorTest } from '../entities/anchors.js';
 import { escapeRegExp, fold } from '../entities/normalize.js';
 import { type LinearRegex, compileLinear } from '../../lib/linear-regex.js';
+import { PROTOTYPE_KEYS } from './paths.js';
 import { COLUMN_CONCEPTS, CONCEPTS, type Concept } from './vocabulary.js';
 
 export type ScalarType = 'string' | 'number' | 'integer' | 'boolean' | 'date';
@@ -203,6 +204,8 @@ interface WalkBudget {
 
 function walk(properties: Json, required: string[], root: Json, prefix: string, parentPhrase: string | null, out: FieldSpec[], budget: WalkBudget, columns = false, depth = 0): void {
   for (const [key, raw] of Object.entries(properties)) {
+    // A prototype key never names a field (templates refuse one; a stored or inline one is skipped).
+    if (PROTOTYPE_KEYS.has(key)) continue;
     if (depth >= MAX_FIELD_DEPTH || budget.fields >= MAX_FIELDS) {
       budget.cut = true;
       return;
