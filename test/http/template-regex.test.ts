@@ -74,9 +74,9 @@ describe('JSON schema patterns', () => {
 });
 
 describe('catastrophic-backtracking patterns', () => {
-  // Template tests extract and classification matches keywords on the server's event loop:
-  // in-process, a backtracking match would stop this test too, so the server runs as its own
-  // process here, and a stalled server fails the test instead of hanging it.
+  // A backtracking match would hold the server for hours (keywords are matched on its event loop,
+  // a template's extraction on one of its pipeline threads): the server runs as its own process
+  // here, so a stalled one fails the test instead of hanging it.
   let base = '';
   let server: ChildProcess | null = null;
   let output = '';

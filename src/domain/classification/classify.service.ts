@@ -16,6 +16,6 @@ export async function classifyRequest(deps: TestDeps & { secretBox: SecretBox },
   const vlm = await resolveInfraEndpoint(deps.db, deps.secretBox, principal.tenantId, 'vlm');
   const guard = guardOptionsFromConfig(deps.config);
   const chooser = vlm ? new ModelChooser({ client: () => clientFor(vlm, guard) }) : undefined;
-  const { classification } = await classifyDocument(deps.db, principal.tenantId, { canonical: read.canonical, format: read.source.format ?? null }, chooser);
+  const { classification } = await classifyDocument(deps.db, principal.tenantId, { canonical: read.canonical(), format: read.source.format ?? null }, chooser);
   return classification;
 }

@@ -1,6 +1,8 @@
 // Template testing (decisions.md: `test` / unified `test`): extraction run synchronously on an
 // uploaded file or on the stored canonical output of an existing job, with the tenant's effective
-// policy. Nothing is persisted: no job, no review, no result.
+// policy. Nothing is persisted: no job, no review, no result. Reading the document and extracting
+// both run on a pipeline thread, as a job's do: extraction of a large document takes seconds of
+// CPU, which on the request's event loop would stall every other request of every tenant.
 import type { Db } from '../../db/database.js';
 import { findJob } from '../documents/jobs.repository.js';
 import { noCanonicalOutput } from '../documents/no-canonical.js';
@@ -10,7 +12,7 @@ import type { Config } from '../../config.js';
 import type { CanonicalJson } from '../../pipeline/index.js';
 import { PipelineFailure, type PipelinePool } from '../../queue/pipeline-pool.js';
 import { ocrPolicyOf } from '../../queue/pipeline-task.js';
-import { type ExtractionTemplate, runExtraction } from '../../pipeline/extract/index.js';
+import type { ExtractionTemplate } from '../../pipeline/extract/index.js';
 import type { Principal } from '../identity/principal.js';
 
 export type TestInput = { kind: 'file'; bytes: Uint8Array; filename: string | null; pageRange: string | null } | { kind: 'job'; jobId: string };
@@ -33,6 +35,10 @@ export interface TestDeps {
   pipeline: PipelinePool;
 }
 
+/**
+ * The document's canonical output as JSON text (what a pipeline thread takes), and parsed on
+ * demand: parsing a large document's text is itself a long pause of the event loop.
+ */
 export async function canonicalOf(deps: TestDeps, principal: Principal, policy: EffectivePolicy, input: TestInput) {
   if (input.kind === 'job') {
     const job = await findJob(deps.db, principal.tenantId, input.jobId);
@@ -42,7 +48,7 @@ export async function canonicalOf(deps: TestDeps, principal: Principal, policy: 
       throw noCanonicalOutput(job, `Job ${input.jobId}`, ', or upload the file instead');
     }
     const format = (job.result as { engine?: { format?: string } } | null)?.engine?.format ?? null;
-    return { canonical, source: { kind: 'job' as const, job_id: job.id, filename: job.original_filename, page_count: job.page_count, pages_processed: canonical.pages.length, format }, ms: 0 };
+    return { canonicalText: JSON.stringify(canonical), canonical: () => canonical, source: { kind: 'job' as const, job_id: job.id, filename: job.original_filename, page_count: job.page_count, pages_processed: canonical.pages.length, format }, ms: 0 };
   }
   const started = performance.now();
   try {
@@ -59,7 +65,8 @@ export async function canonicalOf(deps: TestDeps, principal: Principal, policy: 
       { signal: AbortSignal.timeout(TEST_TIMEOUT_MS), abortKind: () => 'timeout' },
     );
     return {
-      canonical: JSON.parse(output.canonicalText) as CanonicalJson,
+      canonicalText: output.canonicalText,
+      canonical: () => JSON.parse(output.canonicalText) as CanonicalJson,
       source: { kind: 'file' as const, job_id: null, filename: input.filename, page_count: output.pageCount, pages_processed: output.pages.length, format: output.format },
       ms: performance.now() - started,
       ocr: output.ocr,
@@ -69,11 +76,25 @@ export async function canonicalOf(deps: TestDeps, principal: Principal, policy: 
   }
 }
 
+/** The template's extraction on a pipeline thread, within the test's time limit. */
+async function extractInThread(deps: TestDeps, policy: EffectivePolicy, template: ExtractionTemplate, canonicalText: string, format: string | null) {
+  try {
+    const output = await deps.pipeline.run(
+      { kind: 'extract', canonicalText, format, policy, classify: null, template, judgeCanonical: null },
+      { signal: AbortSignal.timeout(TEST_TIMEOUT_MS), abortKind: () => 'timeout' },
+    );
+    if (!output.extraction) throw new Error('the extraction thread answered without an extraction');
+    return output.extraction;
+  } catch (err) {
+    throw documentProblem(err);
+  }
+}
+
 export async function testTemplate(deps: TestDeps, principal: Principal, policy: EffectivePolicy, template: ExtractionTemplate, input: TestInput) {
   const read = await canonicalOf(deps, principal, policy, input);
-  const { canonical, source, ms } = read;
+  const { canonicalText, source, ms } = read;
   const started = performance.now();
-  const { entities, extraction, decision } = runExtraction(canonical, template, policy);
+  const { entities, extraction, decision } = await extractInThread(deps, policy, template, canonicalText, source.format);
   const extractionMs = performance.now() - started;
   const failed = ('ocr' in read ? read.ocr?.failed_pages : undefined) ?? [];
   return {
