@@ -11,7 +11,7 @@ import { conflict, notFound, unsupportedMedia, validationError } from '../../lib
 import type { Config } from '../../config.js';
 import type { CanonicalJson } from '../../pipeline/index.js';
 import { PipelineFailure, type PipelinePool } from '../../queue/pipeline-pool.js';
-import { ocrPolicyOf } from '../../queue/pipeline-task.js';
+import { type ExtractOutput, type ExtractTask, ocrPolicyOf } from '../../queue/pipeline-task.js';
 import type { ExtractionTemplate } from '../../pipeline/extract/index.js';
 import type { Principal } from '../identity/principal.js';
 
@@ -36,8 +36,8 @@ export interface TestDeps {
 }
 
 /**
- * The document's canonical output as JSON text (what a pipeline thread takes), and parsed on
- * demand: parsing a large document's text is itself a long pause of the event loop.
+ * The document's canonical output as JSON text, what a pipeline thread takes: parsing a large
+ * document's text here would itself be a long pause of the event loop.
  */
 export async function canonicalOf(deps: TestDeps, principal: Principal, policy: EffectivePolicy, input: TestInput) {
   if (input.kind === 'job') {
@@ -48,7 +48,7 @@ export async function canonicalOf(deps: TestDeps, principal: Principal, policy: 
       throw noCanonicalOutput(job, `Job ${input.jobId}`, ', or upload the file instead');
     }
     const format = (job.result as { engine?: { format?: string } } | null)?.engine?.format ?? null;
-    return { canonicalText: JSON.stringify(canonical), canonical: () => canonical, source: { kind: 'job' as const, job_id: job.id, filename: job.original_filename, page_count: job.page_count, pages_processed: canonical.pages.length, format }, ms: 0 };
+    return { canonicalText: JSON.stringify(canonical), source: { kind: 'job' as const, job_id: job.id, filename: job.original_filename, page_count: job.page_count, pages_processed: canonical.pages.length, format }, ms: 0 };
   }
   const started = performance.now();
   try {
@@ -66,7 +66,6 @@ export async function canonicalOf(deps: TestDeps, principal: Principal, policy: 
     );
     return {
       canonicalText: output.canonicalText,
-      canonical: () => JSON.parse(output.canonicalText) as CanonicalJson,
       source: { kind: 'file' as const, job_id: null, filename: input.filename, page_count: output.pageCount, pages_processed: output.pages.length, format: output.format },
       ms: performance.now() - started,
       ocr: output.ocr,
@@ -76,15 +75,13 @@ export async function canonicalOf(deps: TestDeps, principal: Principal, policy: 
   }
 }
 
-/** The template's extraction on a pipeline thread, within the test's time limit. */
-async function extractInThread(deps: TestDeps, policy: EffectivePolicy, template: ExtractionTemplate, canonicalText: string, format: string | null) {
+/**
+ * The embedded stages on a canonical document, on a pipeline thread within the test's time limit:
+ * a template's extraction, or (no template) the document prepared for classification.
+ */
+export async function extractInThread(deps: TestDeps, task: Pick<ExtractTask, 'canonicalText' | 'format' | 'policy' | 'template' | 'classify'>): Promise<ExtractOutput> {
   try {
-    const output = await deps.pipeline.run(
-      { kind: 'extract', canonicalText, format, policy, classify: null, template, judgeCanonical: null },
-      { signal: AbortSignal.timeout(TEST_TIMEOUT_MS), abortKind: () => 'timeout' },
-    );
-    if (!output.extraction) throw new Error('the extraction thread answered without an extraction');
-    return output.extraction;
+    return await deps.pipeline.run({ kind: 'extract', judgeCanonical: null, ...task }, { signal: AbortSignal.timeout(TEST_TIMEOUT_MS), abortKind: () => 'timeout' });
   } catch (err) {
     throw documentProblem(err);
   }
@@ -94,7 +91,9 @@ export async function testTemplate(deps: TestDeps, principal: Principal, policy:
   const read = await canonicalOf(deps, principal, policy, input);
   const { canonicalText, source, ms } = read;
   const started = performance.now();
-  const { entities, extraction, decision } = await extractInThread(deps, policy, template, canonicalText, source.format);
+  const output = await extractInThread(deps, { canonicalText, format: source.format, policy, template, classify: null });
+  if (!output.extraction) throw new Error('the extraction thread answered without an extraction');
+  const { entities, extraction, decision } = output.extraction;
   const extractionMs = performance.now() - started;
   const failed = ('ocr' in read ? read.ocr?.failed_pages : undefined) ?? [];
   return {
