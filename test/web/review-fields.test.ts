@@ -57,3 +57,24 @@ describe('review fields', () => {
     expect(general).toEqual(['rule failed: po missing', 'several rule warnings (warn_count)']);
   });
 });
+
+describe('fields a reviewer corrected', () => {
+  it('say the reviewer entered them, not that they were not found on the page, and do not rank as risky', () => {
+    const { fields } = rankFields(
+      {
+        fields: {
+          po_number: { value: 'PO-4711', confidence: 1, evidence: [], edited_by_reviewer: true },
+          total: { value: 34.73, confidence: 0.9, evidence: [{ page: 2, bbox: [1, 1, 2, 2], text: '34,73' }] },
+          vat_id: { value: 'DE1', confidence: 0.9, evidence: [] },
+        },
+        validation: [],
+      },
+      [],
+    );
+    expect(fields.map((f) => [f.path, f.reasons])).toEqual([
+      ['vat_id', ['not found on the page (ungrounded)']],
+      ['total', []],
+      ['po_number', ['entered by the reviewer']],
+    ]);
+  });
+});

@@ -200,7 +200,7 @@ export interface FieldRow {
 }
 
 interface Extraction {
-  fields: Record<string, { value: unknown; confidence: number; evidence?: FieldRow['evidence'] }>;
+  fields: Record<string, { value: unknown; confidence: number; evidence?: FieldRow['evidence']; edited_by_reviewer?: boolean }>;
   validation: { rule: string; field: string; severity: string; message: string }[];
 }
 
@@ -208,7 +208,7 @@ const ruleText = (v: { severity: string; message: string }) => `${v.severity ===
 
 /**
  * Fields with their reasons, riskiest first (rule failures, then disagreement, low confidence, no
- * evidence), and the review's reasons that concern no one field (`warn_count`, a rule on a field
+ * evidence; a value a reviewer entered is marked as such, not as missing from the page), and the review's reasons that concern no one field (`warn_count`, a rule on a field
  * that was not extracted), for the top of the screen. Reasons name item fields generically
  * ("low_confidence:line_items[].amount"): they stand under every item's field.
  */
@@ -230,7 +230,9 @@ export function rankFields(x: Extraction | undefined, jobReasons: string[]): { f
         if (kind === 'low_agreement') (reasons.push('low agreement between engines'), (risk += 30), placed.add(r));
         if (kind === 'low_confidence') (reasons.push('low confidence'), (risk += 20), placed.add(r));
       }
-      if (!f.evidence?.length && f.value !== null && f.value !== undefined) (reasons.push('not found on the page (ungrounded)'), (risk += 15));
+      // A reviewer's value has no box on the page by nature: it is theirs, not an ungrounded guess.
+      if (f.edited_by_reviewer) reasons.push('entered by the reviewer');
+      else if (!f.evidence?.length && f.value !== null && f.value !== undefined) (reasons.push('not found on the page (ungrounded)'), (risk += 15));
       return { path, value: f.value, confidence: f.confidence, evidence: f.evidence ?? [], reasons, risk: risk + (1 - f.confidence) * 10 };
     })
     .sort((a, b) => b.risk - a.risk || a.path.localeCompare(b.path));
