@@ -95,8 +95,28 @@ function display(value: unknown): string {
   return value === null || value === undefined ? '' : show(value);
 }
 
+/** A job still to run (sent back by reprocess): its review screen follows it until it settles. */
+const RUNNING = ['queued', 'processing'];
+
 export function ReviewScreen({ reviewId }: { reviewId: string }) {
-  const detail = useLoad(async () => must(await api.GET('/v1/reviews/{review_id}', { params: { path: { review_id: reviewId } } })), [reviewId]);
+  // A decided review whose job runs again is followed live: the job's status, and the review its
+  // new run opens. An open review is read once (reading a pending review opens it).
+  const [follow, setFollow] = useState(false);
+  const detail = useLoad(
+    async () => {
+      const d = must(await api.GET('/v1/reviews/{review_id}', { params: { path: { review_id: reviewId } } }));
+      const job = d.job as { job_id: string; status: string };
+      const decidedNow = d.review.status !== 'pending' && d.review.status !== 'in_review';
+      setFollow(decidedNow && RUNNING.includes(job.status));
+      const next =
+        decidedNow && job.status === 'needs_review'
+          ? must(await api.GET('/v1/reviews', { params: { query: { job_id: job.job_id, limit: 5 } } })).items.find((r) => r.review_id !== reviewId && (r.status === 'pending' || r.status === 'in_review'))
+          : undefined;
+      return { ...d, next: next?.review_id ?? null };
+    },
+    [reviewId],
+    follow ? 2000 : false,
+  );
   const review = detail.data?.review;
   const job = detail.data?.job as { job_id: string; status: string; template_id: string | null; result?: JobResult; artifacts?: Artifact[] } | undefined;
   const extraction = job?.result?.extraction;
@@ -240,6 +260,11 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
         <Message error={detail.error ?? action.error} notice={action.notice} />
         <p className="muted keys">Keys: Enter next field · Shift+Enter previous · Ctrl+Enter accept · Alt+N next review · click a word to fill the focused field</p>
         {review && !open && <p className="decided" role="status">{decided(review)}.</p>}
+        {review && !open && detail.data?.next && (
+          <p className="message notice" role="status">
+            The job ran again and waits for review. <Link to={`/reviews/${detail.data.next}`}>Open its new review</Link>
+          </p>
+        )}
         {review && open && template.error && (
           <p className="message error" role="alert">The template this job was extracted with cannot be loaded ({template.error}), so its fields cannot be edited here. Approve or reprocess instead.</p>
         )}
