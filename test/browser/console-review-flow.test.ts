@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, apiClient } from '../helpers/api-client.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { data, upload, waitForJob } from '../helpers/documents.js';
+import { DEFAULT_TENANT_ID } from '../../src/domain/tenants/bootstrap.js';
+import { newId } from '../../src/lib/ids.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type Harness, startHarness } from '../helpers/harness.js';
 import { ensureWebBuilt } from '../helpers/web-build.js';
 
@@ -83,4 +85,51 @@ describe('the review screen follows work that runs on', () => {
     await page.locator('figure.page-view img').waitFor();
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('field-0');
   }, 180_000);
+});
+
+describe('the batch screen', () => {
+  it("pages a batch's jobs beyond what one answer holds, and filters them by status", async () => {
+    // A batch of 205 files (a batch takes up to 500), its jobs settled, straight in the database.
+    const batchId = newId('bat');
+    await h.db.insertInto('batches').values({ id: batchId, tenant_id: DEFAULT_TENANT_ID, name: 'month end', processing_mode: 'canonical', status: 'completed' }).execute();
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i));
+    await h.db
+      .insertInto('jobs')
+      .values(
+        Array.from({ length: 205 }, (_, i) => ({
+          id: newId('job'),
+          tenant_id: DEFAULT_TENANT_ID,
+          batch_id: batchId,
+          status: i % 41 === 0 ? 'failed' : 'completed',
+          processing_mode: 'canonical',
+          original_filename: `scan-${String(i).padStart(3, '0')}.pdf`,
+          size_bytes: 1,
+          sha256: 'a'.repeat(64),
+          metadata: '{}',
+          created_at: at(i),
+          finished_at: at(i),
+        })) as never,
+      )
+      .execute();
+    await page.goto(`${h.baseUrl}/app/batches/${batchId}`);
+    await page.getByRole('heading', { name: 'month end' }).waitFor();
+    const rows = page.locator('table[aria-label="Jobs of the batch"] tbody tr');
+    const pages = page.getByRole('group', { name: "Pages of the batch's jobs" });
+    await expect.poll(() => rows.count()).toBe(100);
+    await pages.getByRole('button', { name: 'Older' }).click();
+    await expect.poll(() => rows.first().textContent()).toContain('scan-104.pdf');
+    await pages.getByRole('button', { name: 'Older' }).click();
+    await expect.poll(() => rows.count()).toBe(5);
+    // The oldest file, the first of the batch, is reachable.
+    await page.locator('table[aria-label="Jobs of the batch"] tbody tr', { hasText: 'scan-000.pdf' }).waitFor();
+    expect(await pages.getByRole('button', { name: 'Older' }).count()).toBe(0);
+    await pages.getByRole('button', { name: 'Newest' }).click();
+    await expect.poll(() => rows.first().textContent()).toContain('scan-204.pdf');
+    // The failed ones (5 of 205) on their own.
+    await page.getByLabel('Status').selectOption('failed');
+    await expect.poll(() => rows.count()).toBe(5);
+    expect(await page.locator('table[aria-label="Jobs of the batch"] .badge-completed').count()).toBe(0);
+    await page.getByLabel('Status').selectOption('needs_review');
+    await page.getByText('No job of this batch has this status.').waitFor();
+  });
 });

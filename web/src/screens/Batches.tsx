@@ -63,12 +63,21 @@ export function BatchList() {
   );
 }
 
+const JOB_STATUSES = ['queued', 'processing', 'completed', 'needs_review', 'rejected', 'failed'] as const;
+
 export function BatchDetail({ batchId }: { batchId: string }) {
   const batch = useLoad(async () => must(await api.GET('/v1/batches/{batch_id}', { params: { path: { batch_id: batchId } } })), [batchId], 2000);
-  const jobs = useLoad(async () => must(await api.GET('/v1/batches/{batch_id}/jobs', { params: { path: { batch_id: batchId }, query: { limit: 200 } } })), [batchId], 2000);
+  // A batch holds up to 500 files: its jobs are paged (100 a page) and can be filtered by status.
+  const [status, setStatus] = useState<(typeof JOB_STATUSES)[number] | ''>('');
+  const paging = useCursors();
+  const jobs = useLoad(
+    async () => must(await api.GET('/v1/batches/{batch_id}/jobs', { params: { path: { batch_id: batchId }, query: { limit: 100, ...(status ? { status } : {}), ...(paging.cursor ? { cursor: paging.cursor } : {}) } } })),
+    [batchId, status, paging.cursor],
+    2000,
+  );
   const action = useAction();
   const b = batch.data;
-  const items = ((jobs.data as { items?: { job_id: string; status: string; original_filename: string | null }[] } | undefined)?.items ?? []);
+  const items = jobs.data?.items ?? [];
   return (
     <Page title={b?.name ?? batchId} actions={b && <StatusBadge status={b.status} />}>
       <Message error={batch.error ?? jobs.error ?? action.error} notice={action.notice} />
@@ -80,10 +89,21 @@ export function BatchDetail({ batchId }: { batchId: string }) {
         </div>
       )}
       <div className="card">
+        <div className="row filters">
+          <label>
+            Status
+            <select value={status} onChange={(e) => { paging.reset(); setStatus(e.target.value as (typeof JOB_STATUSES)[number] | ''); }}>
+              <option value="">Any</option>
+              {JOB_STATUSES.map((s) => <option key={s} value={s}>{s.replace('_', ' ')}</option>)}
+            </select>
+          </label>
+        </div>
         <table className="list" aria-label="Jobs of the batch">
           <thead><tr><th scope="col">File</th><th scope="col">Status</th></tr></thead>
           <tbody>{items.map((j) => <tr key={j.job_id}><td><Link to={`/jobs/${j.job_id}`}>{j.original_filename ?? j.job_id}</Link></td><td><StatusBadge status={j.status} /></td></tr>)}</tbody>
         </table>
+        {jobs.data && items.length === 0 && <p className="muted">{status ? 'No job of this batch has this status.' : 'This batch has no jobs.'}</p>}
+        <Pager label="Pages of the batch's jobs" paging={paging} next={jobs.data?.next_cursor} />
       </div>
     </Page>
   );
