@@ -87,6 +87,57 @@ describe('the review screen follows work that runs on', () => {
   }, 180_000);
 });
 
+describe('the review screen when the session ends', () => {
+  const fieldInput = (path: string) => page.locator('.fields .field', { has: page.locator('label', { hasText: new RegExp(`^${path}$`) }) }).locator('input, textarea');
+
+  it('keeps the unsaved edits through signing in again, saves them, and drops them on sign-out', async () => {
+    const { job, reviewId } = await inReview('invoice2data/compare/QualityHosting.pdf');
+    await page.goto(`${h.baseUrl}/app/reviews/${reviewId}`);
+    await page.locator('figure.page-view img').waitFor();
+    await fieldInput('po_number').fill('PO-4711');
+    await page.getByLabel('Note').fill('PO from the order desk');
+    // The session is revoked elsewhere (an admin, another tab); the save meets the 401.
+    const token = await page.evaluate(() => JSON.parse(localStorage.getItem('quire.session')!).token as string);
+    const mine = apiClient(h.baseUrl, { token });
+    const current = (await mine.GET('/v1/auth/sessions')).data!.items.find((s) => s.current)!;
+    expect((await mine.POST('/v1/auth/sessions/{session_id}/revoke', { params: { path: { session_id: current.session_id } } })).response.status).toBe(200);
+    await page.keyboard.press('Control+Enter');
+    await page.getByRole('status').filter({ hasText: 'Your session ended' }).waitFor();
+    await page.getByLabel('Email').fill(ADMIN_EMAIL);
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Back on the review, the edit and the note are where they were.
+    await page.getByRole('status').filter({ hasText: 'unsaved edits to this review were kept' }).waitFor();
+    expect(await fieldInput('po_number').inputValue()).toBe('PO-4711');
+    expect(await page.getByLabel('Note').inputValue()).toBe('PO from the order desk');
+    await page.keyboard.press('Control+Enter');
+    await page.getByRole('status').filter({ hasText: 'The job is completed' }).waitFor();
+    const stored = await api.GET('/v1/documents/{job_id}', { params: { path: { job_id: job.job_id } } });
+    expect((stored.data?.result as { extraction: { data: Record<string, unknown> } }).extraction.data.po_number).toBe('PO-4711');
+    const review = await api.GET('/v1/reviews/{review_id}', { params: { path: { review_id: reviewId } } });
+    expect(review.data?.review).toMatchObject({ status: 'overridden', resolution_note: 'PO from the order desk' });
+    // Saved: nothing is kept for this review any more.
+    expect(await page.evaluate((id) => sessionStorage.getItem(`quire.review-draft.${id}`), reviewId)).toBeNull();
+
+    // Unsaved edits of another review are dropped by signing out: the next person does not find them.
+    const other = await inReview('invoice2data/compare/QualityHosting.pdf');
+    await page.goto(`${h.baseUrl}/app/reviews/${other.reviewId}`);
+    await page.locator('figure.page-view img').waitFor();
+    await fieldInput('po_number').fill('left unsaved');
+    await expect.poll(() => page.evaluate((id) => sessionStorage.getItem(`quire.review-draft.${id}`), other.reviewId)).toContain('left unsaved');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith('quire.review-draft.')))).toEqual([]);
+    await page.getByLabel('Email').fill(ADMIN_EMAIL);
+    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Documents' }).waitFor();
+    await page.goto(`${h.baseUrl}/app/reviews/${other.reviewId}`);
+    await page.locator('figure.page-view img').waitFor();
+    expect(await fieldInput('po_number').inputValue()).toBe('');
+  }, 180_000);
+});
+
 describe('the batch screen', () => {
   it("pages a batch's jobs beyond what one answer holds, and filters them by status", async () => {
     // A batch of 205 files (a batch takes up to 500), its jobs settled, straight in the database.

@@ -13,6 +13,17 @@ export interface SessionState {
 }
 
 const KEY = 'quire.session';
+/** sessionStorage prefix of a review's unsaved edits (Reviews.tsx), kept through an ended session. */
+export const REVIEW_DRAFT = 'quire.review-draft.';
+
+/** Signing out drops the unsaved review edits kept in this tab: the next person does not find them. */
+function dropDrafts(): void {
+  try {
+    for (const key of Object.keys(sessionStorage)) if (key.startsWith(REVIEW_DRAFT)) sessionStorage.removeItem(key);
+  } catch {
+    /* storage unavailable: nothing kept */
+  }
+}
 const listeners = new Set<() => void>();
 
 function read(): SessionState {
@@ -47,6 +58,7 @@ export const session = {
   },
   setTenant: (tenant: string | null) => write({ ...state, tenant }),
   clear: () => {
+    dropDrafts();
     if (state.token) write({ token: null, tenant: null });
   },
   /** The API no longer accepts the token: signed out, with a word why on the sign-in screen. */

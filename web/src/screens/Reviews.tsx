@@ -4,6 +4,7 @@ import { ApiError, api, must } from '../api/client';
 import { type Artifact, type BBox, type CanonicalPage, PageView } from '../components/PageView';
 import { Link, Message, Page, Pager, StatusBadge, When, useAction, useCursors, useLoad } from '../components/ui';
 import { navigate } from '../router';
+import { REVIEW_DRAFT as DRAFT } from '../session';
 import { type JobResult, show } from './JobDetail';
 import { buildPatch, coerce, rankFields, rowOf, schemaType } from './review-fields';
 
@@ -90,6 +91,32 @@ function Box({ multiline, ref, ...props }: BoxProps) {
   return multiline ? <textarea ref={ref} rows={Math.min(6, String(props.value ?? '').split('\n').length)} {...props} /> : <input ref={ref} {...props} />;
 }
 
+interface Draft {
+  edits: Record<string, string>;
+  removed: string[];
+  note: string;
+}
+
+/** The unsaved edits of a review kept in this tab (sessionStorage), or none. */
+function readDraft(reviewId: string): Draft {
+  try {
+    const d = JSON.parse(sessionStorage.getItem(DRAFT + reviewId) ?? 'null') as Partial<Draft> | null;
+    if (d && typeof d === 'object') return { edits: d.edits && typeof d.edits === 'object' ? d.edits : {}, removed: Array.isArray(d.removed) ? d.removed : [], note: typeof d.note === 'string' ? d.note : '' };
+  } catch {
+    /* storage unavailable or corrupt: no draft */
+  }
+  return { edits: {}, removed: [], note: '' };
+}
+
+function writeDraft(reviewId: string, d: Draft): void {
+  try {
+    if (Object.keys(d.edits).length || d.removed.length || d.note) sessionStorage.setItem(DRAFT + reviewId, JSON.stringify(d));
+    else sessionStorage.removeItem(DRAFT + reviewId);
+  } catch {
+    /* private mode: the draft lives as long as the screen */
+  }
+}
+
 /** A stored value as the field's box shows it: nothing for null. */
 function display(value: unknown): string {
   return value === null || value === undefined ? '' : show(value);
@@ -132,13 +159,24 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
   const fields = ranked.fields;
   /** Typed edits need the job's template; without it only approve and reprocess are offered. */
   const editable = !!extraction && !!template.data?.json_schema;
-  const [removed, setRemoved] = useState<string[]>([]);
-  const [edits, setEdits] = useState<Record<string, string>>({});
+  // Unsaved work outlives an ended session (the sign-in screen stands in for this one) and a reload.
+  const [draft] = useState(() => readDraft(reviewId));
+  const [removed, setRemoved] = useState<string[]>(draft.removed);
+  const [edits, setEdits] = useState<Record<string, string>>(draft.edits);
   // By path, not position: saving re-ranks the fields.
   const [focusedPath, setFocusedPath] = useState<string | null>(null);
   const focused = Math.max(0, fields.findIndex((f) => f.path === focusedPath));
   const setFocused = (i: number) => setFocusedPath(fields[i]?.path ?? null);
-  const [note, setNote] = useState('');
+  const [note, setNote] = useState(draft.note);
+  useEffect(() => writeDraft(reviewId, { edits, removed, note }), [reviewId, edits, removed, note]);
+  // A review decided meanwhile (here or elsewhere) takes no edits: what was kept for it goes.
+  const decidedMeanwhile = !!review && !(review.status === 'pending' || review.status === 'in_review');
+  useEffect(() => {
+    if (!decidedMeanwhile) return;
+    setEdits({});
+    setRemoved([]);
+    setNote('');
+  }, [decidedMeanwhile]);
   const [pageNumber, setPageNumber] = useState(1);
   const inputs = useRef<(HTMLInputElement | HTMLTextAreaElement | null)[]>([]);
   const keepPage = useRef(false);
@@ -260,6 +298,7 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
         <Message error={detail.error ?? action.error} notice={action.notice} />
         <p className="muted keys">Keys: Enter next field · Shift+Enter previous · Ctrl+Enter accept · Alt+N next review · click a word to fill the focused field</p>
         {review && !open && <p className="decided" role="status">{decided(review)}.</p>}
+        {open && dirty && (Object.keys(draft.edits).length > 0 || draft.removed.length > 0) && <p className="muted" role="status">Your unsaved edits to this review were kept.</p>}
         {review && !open && detail.data?.next && (
           <p className="message notice" role="status">
             The job ran again and waits for review. <Link to={`/reviews/${detail.data.next}`}>Open its new review</Link>
