@@ -87,6 +87,36 @@ describe('the review screen follows work that runs on', () => {
   }, 180_000);
 });
 
+describe('a document without page images', () => {
+  it("draws a slide's words where the layout puts them, with the evidence box on its word", async () => {
+    const { job, reviewId } = await inReview('pptx-python-pptx/files/txt-text.pptx');
+    const fields = (job.result as { extraction: { fields: Record<string, { value: unknown; evidence?: { page: number; text: string }[] }> } }).extraction.fields;
+    expect(fields.website).toMatchObject({ value: 'yahoo.com', evidence: [{ page: 1, text: 'yahoo.com' }] });
+    expect((job.artifacts as { kind: string }[] | undefined)?.some((a) => a.kind === 'page_image')).toBe(false);
+    await page.goto(`${h.baseUrl}/app/reviews/${reviewId}`);
+    await page.getByRole('heading', { name: /Review: txt-text/ }).waitFor();
+    const website = page.locator('.fields .field', { has: page.locator('label', { hasText: /^website$/ }) }).locator('input');
+    await website.focus();
+    const word = page.locator('.page-side svg text', { hasText: /^yahoo\.com$/ });
+    const mark = page.locator('.page-side svg rect.box-highlight');
+    await word.waitFor();
+    await mark.waitFor();
+    // The box covers the drawn word.
+    const [w, m] = [(await word.boundingBox())!, (await mark.boundingBox())!];
+    expect(w.width).toBeGreaterThan(20);
+    expect(w.x).toBeGreaterThanOrEqual(m.x - 1);
+    expect(w.x + w.width).toBeLessThanOrEqual(m.x + m.width + 1);
+    expect(w.y).toBeGreaterThanOrEqual(m.y - 1);
+    expect(w.y + w.height).toBeLessThanOrEqual(m.y + m.height + 1);
+    expect(await page.locator('.page-side').textContent()).toContain('No page image for this page');
+    // A drawn word is clicked into the focused field like a word on a page image.
+    await website.fill('');
+    await page.locator('.page-side svg rect.word', { has: page.locator('title', { hasText: /^Foo$/ }) }).click();
+    expect(await website.inputValue()).toBe('Foo');
+    await screenshot(page, 'review-slide');
+  }, 120_000);
+});
+
 describe('the review screen when the session ends', () => {
   const fieldInput = (path: string) => page.locator('.fields .field', { has: page.locator('label', { hasText: new RegExp(`^${path}$`) }) }).locator('input, textarea');
 

@@ -90,11 +90,24 @@ export function PageView({ page, artifacts, layers, highlights = [], marks = [],
         <img src={url} alt={`Page ${page.page_number}`} onError={() => setBroken(true)} />
       ) : error ? (
         <div className="page-placeholder" role="alert">{error}</div>
+      ) : image ? (
+        <div className="page-placeholder">Loading page image…</div>
       ) : (
-        <div className="page-placeholder">{image ? 'Loading page image…' : 'No page image for this page.'}</div>
+        <div className="page-placeholder page-note">No page image for this page (a slide or a text file has none): its text is shown where the layout places it.</div>
       )}
       {url && broken && <div className="page-placeholder" role="alert">The page image could not be shown: the file is not an image this browser reads.</div>}
       <svg viewBox={`0 0 ${page.width} ${page.height}`} preserveAspectRatio="none" aria-label={`Layout of page ${page.page_number}`} role="img">
+        {/* Without a page image the words themselves stand in for it, so evidence boxes sit on readable text. */}
+        {!image &&
+          page.blocks.flatMap((b) => b.lines.flatMap((l) => l.words)).map((w, i) => {
+            const [x0, y0, x1, y1] = w.bbox;
+            const size = y1 - y0 > 0 ? (y1 - y0) * 0.75 : 10;
+            return (
+              <text key={`x${i}`} className="page-text" x={x0} y={y1 > y0 ? y1 - (y1 - y0) * 0.25 : y0} fontSize={size} {...(x1 > x0 ? { textLength: x1 - x0, lengthAdjust: 'spacingAndGlyphs' } : {})}>
+                {w.text}
+              </text>
+            );
+          })}
         {layers.blocks && page.blocks.map((b, i) => <rect key={`b${i}`} className={`box box-block box-${b.type}`} {...rect(b.bbox)}><title>{`${b.type}: ${b.text.slice(0, 80)}`}</title></rect>)}
         {layers.tables && page.tables.map((t, i) => <rect key={`t${i}`} className="box box-table" {...rect(t.bbox)}><title>{`table ${t.rows}×${t.cols}`}</title></rect>)}
         {layers.keyValues &&
