@@ -258,6 +258,35 @@ describe('reviews', () => {
     expect(Object.keys(x.fields).filter((k) => k.startsWith('lines[1]'))).toEqual([]);
   });
 
+  it('override removing a row: the rows after it move up with their own entries (value, confidence, evidence), not as edits', async () => {
+    const { id } = await template('remove-a-row', {
+      json_schema: { type: 'object', properties: { po_number: { type: 'string' }, lines: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, amount: { type: 'number' } } } } } },
+      validation_rules: [{ kind: 'required', field: 'po_number', severity: 'error' }],
+    });
+    // Two pages of line items: rows on page 1, and a last one on page 2.
+    const job = await process({ template_id: id }, data('invoice2data/compare/QualityHosting.pdf'));
+    expect(job.status).toBe('needs_review');
+    const lines = job.result.extraction.data.lines as unknown[];
+    const fields = job.result.extraction.fields as Record<string, { evidence: unknown[] }>;
+    expect(lines.length).toBeGreaterThan(3);
+    expect(fields['lines[2].amount']!.evidence.length).toBeGreaterThan(0);
+    const [review] = await reviewOf(job.job_id);
+    // The reviewer removes the first row and corrects the amount of the (old) third one.
+    const kept = lines.slice(1).map((row, i) => (i === 1 ? { ...(row as object), amount: 99.5 } : row));
+    const res = await h.request('POST', `/v1/reviews/${review.review_id}/override`, { token: member, body: { patch: { po_number: 'PO-1', lines: kept } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const after = res.body.job.result.extraction.fields as Record<string, unknown>;
+    for (let i = 0; i < kept.length; i++) {
+      if (i === 1) continue;
+      expect(after[`lines[${i}].amount`], `lines[${i}]`).toEqual(fields[`lines[${i + 1}].amount`]);
+      expect(after[`lines[${i}].description`], `lines[${i}]`).toEqual(fields[`lines[${i + 1}].description`]);
+    }
+    // The corrected row: its amount is the reviewer's, its unchanged description keeps its evidence.
+    expect(after['lines[1].amount']).toMatchObject({ value: 99.5, confidence: 1, evidence: [], edited_by_reviewer: true });
+    expect(after['lines[1].description']).toEqual(fields['lines[2].description']);
+    expect(Object.keys(after).filter((k) => k.startsWith(`lines[${kept.length}]`))).toEqual([]);
+  });
+
   it('override that still breaks a rule records the failing validation', async () => {
     const { review } = await reviewed();
     const res = await h.request('POST', `/v1/reviews/${review.review_id}/override`, { token: member, body: { patch: { total: 1 } } });

@@ -119,7 +119,7 @@ export async function overrideReview(db: Db, p: Principal, reviewId: string, pat
     // Validation and the decision again, on the reviewer's data: what the reviewer set is certain.
     const outcome = runRules((template?.validation_rules ?? []) as Rule[], data);
     const decision = decide({ confidences: {}, validation: outcome.entries, rejected: outcome.rejected, thresholds: null, policy: { review_confidence_floor: 0, review_agreement_floor: 0, review_warn_count_threshold: Number.MAX_SAFE_INTEGER } });
-    const fields = reviewedFields(extraction.fields, data);
+    const fields = reviewedFields(extraction.fields, before, data);
     const by = actorOf(p);
     const entry: HistoryEntry = { review_id: review.id, action: 'override', by, at: new Date().toISOString(), note, patch, before, after: data, validation: outcome.entries };
     // A result stored before the history had its own column carries it inside; the column has it now.
@@ -150,26 +150,57 @@ export async function reprocessReview(db: Db, p: Principal, reviewId: string, te
 /**
  * extraction.fields after an override: a value the reviewer changed is theirs (confidence 1, no
  * evidence: the boxes found for the old value do not show the new one), a row the patch removed
- * loses its entries, and a row it added gets entries of its own.
+ * loses its entries, and a row it added gets entries of its own. A row the reviewer left as it
+ * was keeps its entries (value, confidence, evidence) wherever it now stands: removing a row
+ * moves the rows after it up, and they are not edits.
  */
-function reviewedFields(before: Record<string, FieldResult>, data: Record<string, unknown>): Record<string, FieldResult> {
+function reviewedFields(before: Record<string, FieldResult>, oldData: Record<string, unknown>, data: Record<string, unknown>): Record<string, FieldResult> {
   const edited = (value: unknown): FieldResult => ({ value: value ?? null, confidence: 1, evidence: [], edited_by_reviewer: true }) as FieldResult;
+  const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
   const fields: Record<string, FieldResult> = {};
   const rows = new Map<string, Set<string>>();
   for (const [path, field] of Object.entries(before)) {
-    const value = valueAt(data, path);
     const row = /^(.*)\[(\d+)\](?:\.(.+))?$/.exec(path);
-    if (row) rows.set(row[1]!, (rows.get(row[1]!) ?? new Set()).add(row[3] ?? ''));
-    if (value === undefined && row) continue;
-    fields[path] = JSON.stringify(value ?? null) === JSON.stringify(field.value ?? null) ? field : edited(value);
+    if (row) {
+      rows.set(row[1]!, (rows.get(row[1]!) ?? new Set()).add(row[3] ?? ''));
+      continue;
+    }
+    const value = valueAt(data, path);
+    fields[path] = same(value, field.value) ? field : edited(value);
   }
   for (const [array, columns] of rows) {
     const items = valueAt(data, array);
     if (!Array.isArray(items)) continue;
+    const oldItems = valueAt(oldData, array);
+    const old = Array.isArray(oldItems) ? oldItems : [];
+    // Each row as it stands now takes the entries of the row it was: the same index if that row
+    // is unchanged, else the first unchanged old row not yet taken (rows moved up by a removal).
+    const taken = new Set<number>();
+    const source = items.map((item, i) => {
+      if (i < old.length && same(old[i], item) && !taken.has(i)) return (taken.add(i), i);
+      return -1;
+    });
     items.forEach((item, i) => {
+      if (source[i] !== -1) return;
+      const j = old.findIndex((o, k) => !taken.has(k) && same(o, item));
+      if (j >= 0) (taken.add(j), (source[i] = j));
+    });
+    // A row the reviewer changed was the old row after the one before it (or the one at its index):
+    // its unchanged cells keep their entries.
+    items.forEach((_, i) => {
+      if (source[i] !== -1) return;
+      const j = i > 0 && source[i - 1]! >= 0 ? source[i - 1]! + 1 : i;
+      if (j < old.length && !taken.has(j)) (taken.add(j), (source[i] = j));
+    });
+    items.forEach((item, i) => {
+      const from = source[i]!;
       for (const column of columns) {
-        const path = column ? `${array}[${i}].${column}` : `${array}[${i}]`;
-        if (!(path in fields)) fields[path] = edited(column ? valueAt(item, column) : item);
+        const suffix = column ? `.${column}` : '';
+        const path = `${array}[${i}]${suffix}`;
+        const value = column ? valueAt(item, column) : item;
+        const kept = from >= 0 ? before[`${array}[${from}]${suffix}`] : undefined;
+        if (kept && same(value, kept.value)) fields[path] = kept;
+        else if (value !== undefined || from < 0) fields[path] = edited(value);
       }
     });
   }
