@@ -25,6 +25,7 @@ const SCHEMA = {
     total: { type: 'number', 'x-aliases': ['Total EUR', 'total amount'] },
     website: { type: 'string', description: 'web site url' },
     po_number: { type: 'string', description: 'purchase order number' },
+    currency: { type: 'string', enum: ['EUR', 'USD'] },
   },
 };
 
@@ -56,6 +57,9 @@ afterAll(async () => {
   await h?.close();
 });
 
+const fieldOf = (path: string) => page.locator('.fields .field', { has: page.locator('label', { hasText: new RegExp(`^${path}$`) }) });
+const fieldInput = (path: string) => fieldOf(path).locator('input, textarea');
+
 /** A real file extracted with the template, waiting for review, and its open review. */
 async function inReview(file: string) {
   const res = await upload(h, (await h.adminToken())!, data(file), { processing_mode: 'extraction', template_id: templateId });
@@ -85,6 +89,45 @@ describe('the review screen follows work that runs on', () => {
     await page.locator('figure.page-view img').waitFor();
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('field-0');
   }, 180_000);
+});
+
+describe('a refused save', () => {
+  it('shows each message under the field it names, in view, with the focus there; the review stays open', async () => {
+    const { reviewId } = await inReview('invoice2data/compare/QualityHosting.pdf');
+    // A short window: the message at the top of the screen is out of view when the field is not.
+    await page.setViewportSize({ width: 1280, height: 420 });
+    try {
+      await page.goto(`${h.baseUrl}/app/reviews/${reviewId}`);
+      await page.locator('figure.page-view img').waitFor();
+      const total = fieldInput('total');
+      await total.focus();
+      await total.fill('abc');
+      await page.keyboard.press('Control+Enter');
+      const message = fieldOf('total').locator('.field-error');
+      await message.waitFor();
+      expect(await message.textContent()).toContain('reads one way only');
+      const box = (await message.boundingBox())!;
+      expect(box.y).toBeGreaterThanOrEqual(0);
+      expect(box.y + box.height).toBeLessThanOrEqual(420);
+      expect(await total.getAttribute('aria-invalid')).toBe('true');
+      expect(await page.evaluate(() => document.activeElement?.closest('.field')?.querySelector('label')?.textContent)).toBe('total');
+
+      // The API refuses a value outside the field's enum (422): the item stands under that field.
+      await total.fill('34,73');
+      await fieldInput('currency').fill('GBP');
+      await fieldInput('invoice_number').focus();
+      await page.keyboard.press('Control+Enter');
+      const refused = fieldOf('currency').locator('.field-error');
+      await refused.waitFor();
+      expect(await page.getByRole('alert').first().textContent()).toContain('patch.currency');
+      expect(await page.evaluate(() => document.activeElement?.closest('.field')?.querySelector('label')?.textContent)).toBe('currency');
+      expect(await fieldOf('total').locator('.field-error').count()).toBe(0);
+      const review = await api.GET('/v1/reviews/{review_id}', { params: { path: { review_id: reviewId } } });
+      expect(review.data?.review.status).toBe('in_review');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  }, 120_000);
 });
 
 describe('a document without page images', () => {
@@ -118,8 +161,6 @@ describe('a document without page images', () => {
 });
 
 describe('the review screen when the session ends', () => {
-  const fieldInput = (path: string) => page.locator('.fields .field', { has: page.locator('label', { hasText: new RegExp(`^${path}$`) }) }).locator('input, textarea');
-
   it('keeps the unsaved edits through signing in again, saves them, and drops them on sign-out', async () => {
     const { job, reviewId } = await inReview('invoice2data/compare/QualityHosting.pdf');
     await page.goto(`${h.baseUrl}/app/reviews/${reviewId}`);

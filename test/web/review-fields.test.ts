@@ -1,6 +1,6 @@
 // The review screen's pure parts: paths, schema types, reasons by field and the merge patch.
 import { describe, expect, it } from 'vitest';
-import { buildPatch, coerce, concerns, rankFields, schemaType } from '../../web/src/screens/review-fields.js';
+import { buildPatch, coerce, concerns, errorsByField, rankFields, schemaType } from '../../web/src/screens/review-fields.js';
 
 const schema = {
   type: 'object',
@@ -76,5 +76,19 @@ describe('fields a reviewer corrected', () => {
       ['total', []],
       ['po_number', ['entered by the reviewer']],
     ]);
+  });
+});
+
+describe('a refused save by field', () => {
+  it("puts the screen's and the API's messages under the fields they name", () => {
+    const paths = ['total', 'currency', 'line_items[0].description', 'line_items[0].amount', 'line_items[1].amount'];
+    const error = ['total: "abc" is not a number that reads one way only.', 'patch.line_items.1.amount: Input should be a valid number', 'patch.currency: Input should be EUR or USD', 'patch.line_items.0: Extra inputs are not permitted', 'request: something else'].join('\n');
+    expect(errorsByField(error, paths)).toEqual({
+      total: ['"abc" is not a number that reads one way only.'],
+      'line_items[1].amount': ['Input should be a valid number'],
+      currency: ['Input should be EUR or USD'],
+      'line_items[0].description': ['Extra inputs are not permitted'],
+    });
+    expect(errorsByField(null, paths)).toEqual({});
   });
 });

@@ -6,7 +6,7 @@ import { Link, Message, Page, Pager, StatusBadge, When, useAction, useCursors, u
 import { navigate } from '../router';
 import { REVIEW_DRAFT as DRAFT } from '../session';
 import { type JobResult, show } from './JobDetail';
-import { buildPatch, coerce, rankFields, rowOf, schemaType } from './review-fields';
+import { buildPatch, coerce, errorsByField, rankFields, rowOf, schemaType } from './review-fields';
 
 type ReviewStatus = 'pending' | 'in_review' | 'approved' | 'overridden' | 'reprocessed' | 'closed_by_delete';
 
@@ -185,6 +185,18 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
   /** Set while a save or reprocess is on its way: a second Ctrl+Enter is ignored, not sent. */
   const busy = useRef(false);
   const action = useAction();
+  // A refused save names its fields: each message stands under its field, and the first such
+  // field takes the focus (the message at the top may be scrolled far out of view).
+  const fieldErrors = useMemo(() => errorsByField(action.error, fields.map((f) => f.path)), [action.error, fields]);
+  const top = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!action.error) return;
+    const i = fields.findIndex((f) => fieldErrors[f.path]);
+    if (i >= 0) {
+      inputs.current[i]?.focus();
+      inputs.current[i]?.closest('.field')?.scrollIntoView({ block: 'nearest' });
+    } else top.current?.scrollIntoView({ block: 'nearest' });
+  }, [action.error]);
   const open = review && (review.status === 'pending' || review.status === 'in_review');
 
   const pages: CanonicalPage[] = job?.result?.canonical?.pages ?? [];
@@ -294,7 +306,7 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
 
   return (
     <Page title={`Review: ${review?.original_filename ?? reviewId}`} actions={review && <StatusBadge status={review.status} />}>
-      <div className="review">
+      <div className="review" ref={top}>
         <Message error={detail.error ?? action.error} notice={action.notice} />
         <p className="muted keys">Keys: Enter next field · Shift+Enter previous · Ctrl+Enter accept · Alt+N next review · click a word to fill the focused field</p>
         {review && !open && <p className="decided" role="status">{decided(review)}.</p>}
@@ -343,9 +355,11 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
                         focusField(e.shiftKey ? i - 1 : i + 1);
                       }
                     }}
-                    aria-describedby={`why-${i}`}
+                    aria-invalid={fieldErrors[f.path] ? true : undefined}
+                    aria-describedby={fieldErrors[f.path] ? `error-${i} why-${i}` : `why-${i}`}
                   />
                   <span className="confidence">{Math.round(f.confidence * 100)}%</span>
+                  {fieldErrors[f.path] && <p id={`error-${i}`} className="field-error">{fieldErrors[f.path]!.join(' ')}</p>}
                   <ul id={`why-${i}`} className="reasons">{f.reasons.map((r) => <li key={r}>{r}</li>)}</ul>
                 </div>
               ))}

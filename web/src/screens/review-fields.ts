@@ -259,3 +259,21 @@ export function describeReason(r: string): string {
   if (kind === 'validation') return `rule failed: ${target}`;
   return r;
 }
+
+/**
+ * The lines of a refused save that name a field, by the field they name: the screen's own
+ * ("total: … is not a number") and the API's 422 items ("patch.line_items.0.amount: …"). A line
+ * naming a whole row or array goes to its first field; lines naming no field are left out.
+ */
+export function errorsByField(error: string | null | undefined, paths: string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  if (!error) return out;
+  for (const line of error.split('\n')) {
+    const m = /^([^\s:]+): (.+)$/.exec(line);
+    if (!m) continue;
+    const path = m[1]!.replace(/^patch\./, '').replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+    const hit = paths.find((p) => p === path) ?? paths.find((p) => p.startsWith(`${path}.`) || p.startsWith(`${path}[`));
+    if (hit) (out[hit] ??= []).push(m[2]!);
+  }
+  return out;
+}
