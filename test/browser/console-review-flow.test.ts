@@ -209,6 +209,37 @@ describe('the review screen when the session ends', () => {
   }, 180_000);
 });
 
+describe('a template test on a document of two pages', () => {
+  it("shows each page's evidence boxes, and a field's own page and boxes on asking", async () => {
+    const res = await upload(h, (await h.adminToken())!, data('invoice2data/compare/QualityHosting.pdf'), { processing_mode: 'canonical' });
+    expect(res.status).toBe(202);
+    const job = await waitForJob(h, (await h.adminToken())!, res.body.job_id, ['completed', 'failed'], 60_000);
+    expect(job.status).toBe('completed');
+    // What the test answers: the total is found on page 2, other fields on page 1.
+    const tested = await api.POST('/v1/templates/{template_id}/test', { params: { path: { template_id: templateId } }, body: { job_id: job.job_id } as never });
+    const fields = (tested.data?.extraction as unknown as { fields: Record<string, { evidence: { page: number }[] }> }).fields;
+    expect(fields.total!.evidence.map((e) => e.page)).toEqual([2]);
+    expect(fields.invoice_number!.evidence[0]!.page).toBe(1);
+
+    await page.goto(`${h.baseUrl}/app/templates/${templateId}`);
+    await page.getByLabel('or a processed job').selectOption({ label: 'QualityHosting.pdf' });
+    await page.getByRole('button', { name: 'Run test' }).click();
+    const result = page.getByRole('region', { name: 'Test result' });
+    const view = result.locator('figure.page-view');
+    await view.locator('img').waitFor();
+    expect(await view.getAttribute('data-page')).toBe('1');
+    // Page 2 has a box of its own, and the total's Show goes there and highlights it.
+    await result.getByRole('navigation', { name: 'Pages of the test' }).getByRole('button', { name: /^Page 2 \(\d+ box/ }).waitFor();
+    await result.getByRole('button', { name: 'Show total on page 2' }).click();
+    await expect.poll(() => view.getAttribute('data-page')).toBe('2');
+    expect(await view.locator('rect.box-highlight').count()).toBe(1);
+    expect(await view.locator('rect.box-mark').count()).toBeGreaterThan(0);
+    await result.getByRole('button', { name: /^Page 1/ }).click();
+    await expect.poll(() => view.getAttribute('data-page')).toBe('1');
+    expect(await view.locator('rect.box-highlight').count()).toBe(0);
+  }, 120_000);
+});
+
 describe('the batch screen', () => {
   it("pages a batch's jobs beyond what one answer holds, and filters them by status", async () => {
     // A batch of 205 files (a batch takes up to 500), its jobs settled, straight in the database.

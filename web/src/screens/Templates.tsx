@@ -304,13 +304,18 @@ function TemplateTest({ inline }: { inline: () => Record<string, unknown> }) {
       if (res.status !== 200) throw new Error(`The test failed: ${errorText(res.body, res.status)}`);
       setResult(res.body);
       setTested(file ? null : jobId);
+      setPageNumber(null);
+      setShownField(null);
     });
   const [tested, setTested] = useState<string | null>(null);
   const job = useLoad(async () => (tested ? must(await api.GET('/v1/documents/{job_id}', { params: { path: { job_id: tested } } })) : null), [tested]);
   const x = result?.extraction as { data?: Record<string, unknown>; fields?: Record<string, { value: unknown; confidence: number; evidence?: { page: number; bbox: BBox }[] }>; validation?: { field: string; message: string; severity: string }[] } | undefined;
   const pages: CanonicalPage[] = ((job.data?.result ?? null) as JobResult | null)?.canonical?.pages ?? [];
   const marks = Object.entries(x?.fields ?? {}).flatMap(([name, f]) => (f.evidence ?? []).map((e) => ({ page: e.page, bbox: e.bbox, label: `${name}: ${show(f.value)}` })));
-  const markedPage = pages.find((p) => marks.some((m) => m.page === p.page_number)) ?? pages[0];
+  // The page shown: the first with evidence, or the one a field's Show or a page button picked.
+  const [pageNumber, setPageNumber] = useState<number | null>(null);
+  const [shownField, setShownField] = useState<string | null>(null);
+  const markedPage = pages.find((p) => p.page_number === pageNumber) ?? pages.find((p) => marks.some((m) => m.page === p.page_number)) ?? pages[0];
   return (
     <div className="card" aria-label="Test">
       <h2>Test</h2>
@@ -330,17 +335,49 @@ function TemplateTest({ inline }: { inline: () => Record<string, unknown> }) {
         <div className="test-result" role="region" aria-label="Test result">
           <p>Would end as <strong>{result.status}</strong>{result.review_reasons.length ? ` (${result.review_reasons.join(', ')})` : ''}.</p>
           <table className="list" aria-label="Test fields">
-            <thead><tr><th scope="col">Field</th><th scope="col">Value</th><th scope="col">Confidence</th></tr></thead>
-            <tbody>{Object.entries(x?.fields ?? {}).map(([k, f]) => <tr key={k}><td>{k}</td><td>{show(f.value)}</td><td>{Math.round(f.confidence * 100)}%</td></tr>)}</tbody>
+            <thead><tr><th scope="col">Field</th><th scope="col">Value</th><th scope="col">Confidence</th><th scope="col">On the page</th></tr></thead>
+            <tbody>
+              {Object.entries(x?.fields ?? {}).map(([k, f]) => (
+                <tr key={k} className={k === shownField ? 'shown' : undefined}>
+                  <td>{k}</td>
+                  <td>{show(f.value)}</td>
+                  <td>{Math.round(f.confidence * 100)}%</td>
+                  <td>
+                    {f.evidence?.[0] && pages.length > 0 ? (
+                      <button type="button" className="link" aria-label={`Show ${k} on page ${f.evidence[0].page}`} onClick={() => { setPageNumber(f.evidence![0]!.page); setShownField(k); }}>
+                        page {f.evidence[0].page}
+                      </button>
+                    ) : (
+                      <span className="muted">{f.evidence?.[0] ? `page ${f.evidence[0].page}` : '—'}</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
           </table>
           {(x?.validation ?? []).length > 0 && <ul className="validation">{x!.validation!.map((v, i) => <li key={i} className={`sev-${v.severity}`}>{v.field}: {v.message}</li>)}</ul>}
           {markedPage && job.data && (
-            <PageView
-              page={markedPage}
-              artifacts={(job.data.artifacts ?? []) as Artifact[]}
-              layers={{ blocks: false, tables: false, keyValues: false }}
-              marks={marks.filter((m) => m.page === markedPage.page_number)}
-            />
+            <>
+              {pages.length > 1 && (
+                <nav className="pager" aria-label="Pages of the test">
+                  {pages.map((p) => {
+                    const n = marks.filter((m) => m.page === p.page_number).length;
+                    return (
+                      <button key={p.page_number} type="button" aria-current={p.page_number === markedPage.page_number} onClick={() => { setPageNumber(p.page_number); setShownField(null); }}>
+                        Page {p.page_number}{n ? ` (${n} ${n === 1 ? 'box' : 'boxes'})` : ''}
+                      </button>
+                    );
+                  })}
+                </nav>
+              )}
+              <PageView
+                page={markedPage}
+                artifacts={(job.data.artifacts ?? []) as Artifact[]}
+                layers={{ blocks: false, tables: false, keyValues: false }}
+                marks={marks.filter((m) => m.page === markedPage.page_number)}
+                highlights={shownField ? (x?.fields?.[shownField]?.evidence ?? []).filter((e) => e.page === markedPage.page_number).map((e) => e.bbox) : []}
+              />
+            </>
           )}
         </div>
       )}
