@@ -92,6 +92,33 @@ describe('the review screen follows work that runs on', () => {
 });
 
 describe('a refused save', () => {
+  it('says plainly when the server does not answer, or something in front of it answers with a page; the review stays open', async () => {
+    const { reviewId } = await inReview('invoice2data/compare/QualityHosting.pdf');
+    await page.goto(`${h.baseUrl}/app/reviews/${reviewId}`);
+    await page.locator('figure.page-view img').waitFor();
+    const approve = '**/v1/reviews/*/approve';
+    await page.route(approve, (route) => route.abort('connectionrefused'));
+    try {
+      await page.keyboard.press('Control+Enter');
+      await page.getByRole('alert').filter({ hasText: 'The server did not answer' }).waitFor();
+      expect(await page.getByRole('alert').first().textContent()).not.toContain('Failed to fetch');
+      await page.unroute(approve);
+      // A proxy's own page (502 Bad Gateway) is not shown as raw HTML.
+      await page.route(approve, (route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>' }));
+      await page.keyboard.press('Control+Enter');
+      const proxy = page.getByRole('alert').filter({ hasText: 'error page (502 Bad Gateway)' });
+      await proxy.waitFor();
+      expect(await proxy.textContent()).not.toContain('<');
+    } finally {
+      await page.unroute(approve);
+    }
+    const review = await api.GET('/v1/reviews/{review_id}', { params: { path: { review_id: reviewId } } });
+    expect(review.data?.review.status).toBe('in_review');
+    // The server back: the same key approves.
+    await page.keyboard.press('Control+Enter');
+    await page.getByRole('status').filter({ hasText: 'The job is completed' }).waitFor();
+  }, 120_000);
+
   it('shows each message under the field it names, in view, with the focus there; the review stays open', async () => {
     const { reviewId } = await inReview('invoice2data/compare/QualityHosting.pdf');
     // A short window: the message at the top of the screen is out of view when the field is not.

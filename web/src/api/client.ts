@@ -18,7 +18,14 @@ const auth: Middleware = {
     if (response.status === 401 && !request.url.endsWith('/v1/auth/login')) session.end();
     return response;
   },
+  // No answer at all (the server is down, the network dropped): a sentence, not the browser's "Failed to fetch".
+  onError() {
+    return new Error(NO_ANSWER);
+  },
 };
+
+/** What a screen says when a request got no answer. */
+export const NO_ANSWER = 'The server did not answer (it may be down, or the connection dropped). Check the connection and try again.';
 
 export const api = createClient<paths>({ baseUrl: window.location.origin });
 api.use(auth);
@@ -35,7 +42,11 @@ export interface ValidationItem {
  */
 export function errorText(error: unknown, status?: number): string {
   if (!error) return status ? `The request failed (${status}).` : 'The request failed.';
-  if (typeof error === 'string') return error.trim() ? `${error.slice(0, 300)}${status ? ` (${status})` : ''}` : `The request failed (${status}).`;
+  if (typeof error === 'string') {
+    // A page from something in front of the API (a proxy's "502 Bad Gateway") is no message to show as it is.
+    if (/^\s*</.test(error)) return `The server answered with an error page (${status ?? 'no status'}${status && STATUS_TEXT[status] ? ` ${STATUS_TEXT[status]}` : ''}), not from the API. Try again in a moment.`;
+    return error.trim() ? `${error.slice(0, 300)}${status ? ` (${status})` : ''}` : `The request failed (${status}).`;
+  }
   const e = error as { detail?: unknown; message?: string };
   if (typeof e.detail === 'string') return e.detail;
   if (Array.isArray(e.detail) && e.detail.length) {
@@ -43,6 +54,8 @@ export function errorText(error: unknown, status?: number): string {
   }
   return e.message ?? (status ? `The request failed (${status}).` : 'The request failed.');
 }
+
+const STATUS_TEXT: Record<number, string> = { 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout', 413: 'Payload Too Large', 429: 'Too Many Requests' };
 
 /** An error answer: its sentence, with the status and the API's stable code for screens that act on them. */
 export class ApiError extends Error {
