@@ -91,6 +91,20 @@ describe('the review screen follows work that runs on', () => {
   }, 180_000);
 });
 
+describe('the review keys on a Mac', () => {
+  it('Option+N (a dead key there, not "n") moves to the next pending review', async () => {
+    const first = await inReview('invoice2data/compare/QualityHosting.pdf');
+    const second = await inReview('invoice2data/compare/QualityHosting.pdf');
+    await page.goto(`${h.baseUrl}/app/reviews/${second.reviewId}`);
+    await page.locator('figure.page-view img').waitFor();
+    // What a Mac sends for Option+N: key "Dead" (the tilde to come), code "KeyN", altKey.
+    await page.evaluate(() => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Dead', code: 'KeyN', altKey: true, bubbles: true })));
+    // The other one waiting (every review opened before this one was opened by its test).
+    await expect.poll(() => page.url()).toBe(`${h.baseUrl}/app/reviews/${first.reviewId}`);
+    await page.locator('figure.page-view img').waitFor();
+  }, 120_000);
+});
+
 describe('a refused save', () => {
   it('says plainly when the server does not answer, or something in front of it answers with a page; the review stays open', async () => {
     const { reviewId } = await inReview('invoice2data/compare/QualityHosting.pdf');

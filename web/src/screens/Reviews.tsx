@@ -291,7 +291,8 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
     if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') {
       e.preventDefault();
       if (open && !busy.current) void submit();
-    } else if (e.altKey && (e.key === 'n' || e.key === 'N')) {
+    } else if (e.altKey && (e.key === 'n' || e.key === 'N' || e.code === 'KeyN')) {
+      // By the key's place too: on a Mac, Option+N types a dead key ("˜"), not "n".
       e.preventDefault();
       void nextReview();
     }
