@@ -77,6 +77,8 @@ describe('the review screen follows work that runs on', () => {
     await page.locator('figure.page-view img').waitFor();
     await page.getByRole('button', { name: 'Reprocess' }).click();
     await page.getByRole('status').filter({ hasText: 'Sent back for processing' }).waitFor();
+    // Who decided: the person signed in reads "you", not their user id.
+    await page.getByRole('status').filter({ hasText: `Decided: reprocessed by you (${ADMIN_EMAIL})` }).waitFor();
     // No reload: the job runs again, settles in review, and the screen links its new review.
     const link = page.getByRole('link', { name: 'Open its new review' });
     await link.waitFor({ timeout: 90_000 });

@@ -2,7 +2,7 @@
 import { StrictMode, useEffect, useSyncExternalStore } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, must } from './api/client';
-import { Link, Message, NotPermitted, RoleContext, useLoad } from './components/ui';
+import { Link, Message, NotPermitted, RoleContext, UserContext, useLoad } from './components/ui';
 import { match, navigate, useLocation } from './router';
 import { session } from './session';
 import { ApiKeys, Audit, Integrations, Sessions, Users } from './screens/Admin';
@@ -99,7 +99,9 @@ function Shell({ path }: { path: string }) {
       <main id="main" tabIndex={-1}>
         {/* Keyed by tenant: a switch starts every screen afresh (its lists, its template choices). */}
         <RoleContext.Provider value={me.data.role}>
-          <Screen key={me.data.acting_tenant_id} path={path} tenantId={me.data.acting_tenant_id} isAdmin={isAdmin} isPlatformAdmin={me.data.role === 'platform_admin'} />
+          <UserContext.Provider value={me.data.user ? { id: me.data.user.id, email: me.data.user.email } : null}>
+            <Screen key={me.data.acting_tenant_id} path={path} tenantId={me.data.acting_tenant_id} isAdmin={isAdmin} isPlatformAdmin={me.data.role === 'platform_admin'} />
+          </UserContext.Provider>
         </RoleContext.Provider>
       </main>
     </div>

@@ -142,6 +142,9 @@ export function Pager({ label, paging, next }: { label: string; paging: ReturnTy
   );
 }
 
+/** The signed-in person (from /v1/me), or null for an API key: screens name their own actions "you". */
+export const UserContext = createContext<{ id: string; email: string } | null>(null);
+
 /** The signed-in person's role in the acting tenant ('member', 'admin', 'platform_admin'), from /v1/me. */
 export const RoleContext = createContext<string>('member');
 
