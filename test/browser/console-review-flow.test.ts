@@ -328,4 +328,26 @@ describe('the batch screen', () => {
     await page.getByLabel('Status').selectOption('needs_review');
     await page.getByText('No job of this batch has this status.').waitFor();
   });
+
+  it('stops asking again for a job or a batch that is not found', async () => {
+    const asked = { job: 0, batch: 0 };
+    const jobId = newId('job');
+    const batchId = newId('bat');
+    const count = (request: { url(): string }) => {
+      if (request.url().endsWith(`/v1/documents/${jobId}`)) asked.job++;
+      if (request.url().endsWith(`/v1/batches/${batchId}`)) asked.batch++;
+    };
+    page.on('request', count);
+    try {
+      await page.goto(`${h.baseUrl}/app/jobs/${jobId}`);
+      await page.getByRole('alert').waitFor();
+      await page.goto(`${h.baseUrl}/app/batches/${batchId}`);
+      await page.getByRole('alert').first().waitFor();
+      // Both screens poll every 1.5 to 2 s while their item runs: a few intervals of quiet.
+      await page.waitForTimeout(5_000);
+    } finally {
+      page.off('request', count);
+    }
+    expect(asked).toEqual({ job: 1, batch: 1 });
+  });
 });

@@ -1,6 +1,7 @@
 // Small shared pieces: links that use the router, loading with polling, messages, badges.
 import { type AnchorHTMLAttributes, type ReactNode, createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { BASE, navigate } from '../router';
+import { ApiError } from '../api/client';
 
 export function Link({ to, children, ...rest }: { to: string; children: ReactNode } & AnchorHTMLAttributes<HTMLAnchorElement>) {
   return (
@@ -38,15 +39,19 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], pollMs?: num
   // Each load is numbered; only the newest one's answer is shown, so a slow answer to an older
   // search (or an older page) never overwrites the newer one.
   const sequence = useRef(0);
+  // A 404 does not come back by asking again: polling stops until the deps change.
+  const gone = useRef(false);
   const reload = useCallback(async () => {
     const mine = ++sequence.current;
     try {
       const value = await latest.current();
       if (mine !== sequence.current) return;
+      gone.current = false;
       setData(value);
       setError(null);
     } catch (err) {
       if (mine !== sequence.current) return;
+      gone.current = err instanceof ApiError && err.status === 404;
       setError((err as Error).message);
     } finally {
       if (mine === sequence.current) setLoading(false);
@@ -54,9 +59,10 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], pollMs?: num
   }, []);
   useEffect(() => {
     setLoading(true);
+    gone.current = false;
     void reload();
     if (!pollMs) return;
-    const timer = setInterval(() => document.visibilityState === 'visible' && void reload(), pollMs);
+    const timer = setInterval(() => document.visibilityState === 'visible' && !gone.current && void reload(), pollMs);
     return () => clearInterval(timer);
   }, [...deps, pollMs]);
   return { data, error, loading, reload };
