@@ -204,7 +204,7 @@ describe('extraction through a vlm endpoint (custom_url, OpenAI-compatible)', ()
     // Both answers: an invoice number the schema's pattern refuses (though printed inside the real one), and a total that is no number.
     vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null, invoice_number: '2023/03/0008', total: 'about three hundred' }));
     const job = await processInvoice(member, strict.body.id);
-    expect(vlm.seen).toHaveLength(2);
+    expect(vlm.seen, JSON.stringify([job.status, job.failure_code, job.failure_message])).toHaveLength(2);
     expect(job.status).toBe('needs_review');
     const x = job.result.extraction;
     expect(x.data).not.toHaveProperty('invoice_number');

@@ -8,6 +8,7 @@ import { NUMBER_SOURCE, parseNumber } from '../entities/numbers.js';
 import { isValidIban } from '../entities/checksums.js';
 import { type TaxIdPrefixMode, readTaxId, taxIdValue } from '../entities/tax-ids.js';
 import type { FieldSpec } from './schema-fields.js';
+import { compileLinear } from '../../lib/linear-regex.js';
 
 export interface Coerced {
   value: unknown;
@@ -150,7 +151,7 @@ export function coerce(spec: FieldSpec, text: string, ctx: CoerceContext): Coerc
   }
   if (spec.pattern) {
     // The schema's `pattern` says what the value looks like: the first text after the label of that shape.
-    const m = spec.pattern.find(text);
+    const m = compileLinear(spec.pattern, 'u').find(text);
     return m && m.index <= NEAR ? { value: m.text, start: m.index, end: m.end, fit: 1 } : null;
   }
   if (spec.format === 'email' || id === 'email') {

@@ -2,7 +2,7 @@
 // (nested objects flattened into dotted paths), arrays of objects (line items) and arrays of scalars.
 import { AnchorScan, anchorTest } from '../entities/anchors.js';
 import { escapeRegExp, fold } from '../entities/normalize.js';
-import { type LinearRegex, compileLinear } from '../../lib/linear-regex.js';
+import { compileLinear } from '../../lib/linear-regex.js';
 import { PROTOTYPE_KEYS } from './paths.js';
 import { COLUMN_CONCEPTS, CONCEPTS, type Concept } from './vocabulary.js';
 
@@ -18,9 +18,10 @@ export interface FieldSpec {
   enum?: unknown[];
   /**
    * A string field's JSON Schema `pattern`, unanchored: the value is the first text of that shape.
-   * A tenant wrote it, so it runs in the linear-time engine (lib/linear-regex.ts).
+   * A tenant wrote it, so it runs in the linear-time engine (lib/linear-regex.ts, which keeps the
+   * compiled form): the spec holds its source, as field specs travel between threads.
    */
-  pattern?: LinearRegex;
+  pattern?: string;
   /** Labels to look for, folded, with how much a match on each is worth (1 = the field's own words). */
   labels: { text: string; weight: number }[];
   concept: Concept | null;
@@ -179,10 +180,12 @@ function vagueLabelsOf(concept: Concept | null, phrases: string[]): { vagueLabel
   return vague.length ? { vagueLabels: vague } : {};
 }
 
-function valuePattern(s: Json): { pattern?: LinearRegex } {
+function valuePattern(s: Json): { pattern?: string } {
   if (typeof s.pattern !== 'string' || typeOf(s) !== 'string') return {};
+  const pattern = s.pattern.replace(/^\^/, '').replace(/\$$/, '');
   try {
-    return { pattern: compileLinear(s.pattern.replace(/^\^/, '').replace(/\$$/, ''), 'u') };
+    compileLinear(pattern, 'u');
+    return { pattern };
   } catch {
     return {};
   }
