@@ -160,12 +160,14 @@ port.on('message', (message: ToThread) => {
   const given = message.task;
   const task: Promise<PipelineOutput | ExtractOutput> = given.kind === 'extract' ? Promise.resolve().then(() => extract(given, controller.signal)) : run(message.id, given, controller.signal);
   inFlight.add(task);
-  task.then(
-    (output) => {
+  // An output that cannot be sent (a DataCloneError) fails its task like any other error, rather
+  // than ending the thread with an error the pool cannot read.
+  task
+    .then((output) => {
       const transfer = 'images' in output ? output.images.map((i) => i.png.buffer as ArrayBuffer) : [];
       port.postMessage({ type: 'done', id: message.id, output, memoryBytes: memoryBytes() } satisfies FromThread, transfer);
-    },
-    (err: unknown) => {
+    })
+    .catch((err: unknown) => {
       const known = isPipelineError(err);
       const code = known ? err.code : 'internal_error';
       port.postMessage({
@@ -177,9 +179,9 @@ port.on('message', (message: ToThread) => {
         ...(known && err.pageCount !== undefined ? { pageCount: err.pageCount } : {}),
         memoryBytes: memoryBytes(),
       } satisfies FromThread);
-    },
-  ).finally(() => {
-    running.delete(message.id);
-    inFlight.delete(task);
-  });
+    })
+    .finally(() => {
+      running.delete(message.id);
+      inFlight.delete(task);
+    });
 });
