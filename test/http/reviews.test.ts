@@ -236,6 +236,24 @@ describe('reviews', () => {
     expect((await h.request('GET', `/v1/reviews/${review.review_id}`, { token: member })).body.review).toMatchObject({ resolved_at: null });
   });
 
+  it('override holds a date field to a real day written YYYY-MM-DD, as extraction writes dates', async () => {
+    const { id } = await template('dated', {
+      json_schema: { type: 'object', properties: { invoice_date: { type: 'string', format: 'date' }, po_number: { type: 'string' } } },
+      validation_rules: [{ kind: 'required', field: 'po_number', severity: 'error' }],
+    });
+    const job = await process({ template_id: id });
+    expect(job.status).toBe('needs_review');
+    const [review] = await reviewOf(job.job_id);
+    for (const date of ['next Tuesday', '03/04/2026', '2026-02-30']) {
+      const res = await h.request('POST', `/v1/reviews/${review.review_id}/override`, { token: member, body: { patch: { invoice_date: date, po_number: 'PO-1' } } });
+      expect(res.status, date).toBe(422);
+      expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'patch', 'invoice_date'], type: 'date_parsing', input: date })]);
+    }
+    const res = await h.request('POST', `/v1/reviews/${review.review_id}/override`, { token: member, body: { patch: { invoice_date: '2024-02-29', po_number: 'PO-1' } } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.job.result.extraction.data.invoice_date).toBe('2024-02-29');
+  });
+
   it('override of line items: rows replaced whole, each checked against the columns; removed rows lose their field entries', async () => {
     const { id } = await template('with-lines', {
       json_schema: { type: 'object', properties: { total: { type: 'number' }, po_number: { type: 'string' }, lines: { type: 'array', items: { type: 'object', properties: { description: { type: 'string' }, amount: { type: 'number' } } } } } },

@@ -31,10 +31,22 @@ function fitsScalar(spec: FieldSpec, value: unknown): boolean {
   }
 }
 
+/** A real day of the calendar written YYYY-MM-DD (2026-02-30 is none). */
+function isCalendarDate(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 function checkScalar(spec: FieldSpec, value: unknown, loc: Loc, out: ValidationItem[]): void {
   if (value === null) return;
   if (!fitsScalar(spec, value)) {
     out.push({ loc, ...TYPE_PROBLEMS[spec.type], input: value });
+  } else if (spec.type === 'date' && !isCalendarDate(value as string)) {
+    // Extraction writes dates as YYYY-MM-DD; a reviewer's date is held to the same form.
+    out.push({ loc, type: 'date_parsing', msg: 'Input should be a valid date in the format YYYY-MM-DD', input: value });
   } else if (spec.enum && !spec.enum.includes(value)) {
     const expected = spec.enum.map((v) => JSON.stringify(v)).join(', ');
     out.push({ loc, type: 'enum', msg: `Input should be one of ${expected}`, input: value, ctx: { expected } });
