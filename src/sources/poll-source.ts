@@ -19,6 +19,7 @@ import type { ProcessingMode } from '../db/documents-schema.js';
 import { isDeliveredResult } from '../delivery/payload.js';
 import { describeFailure, openCredentials } from '../domain/connections/connections.service.js';
 import { PRIORITY_BATCH, insertJob } from '../domain/documents/submit.service.js';
+import { lockLiveConnection } from '../domain/documents/references.js';
 import { sniffUpload } from '../domain/documents/upload-sniff.js';
 import type { SecretBox } from '../lib/secret-box.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
@@ -27,7 +28,7 @@ import { storeStaged } from '../storage/blob-registry.js';
 import type { BlobStore, StagedFile } from '../storage/blob-store.js';
 import { UploadTooLargeError, discardStaged, stageStream } from '../storage/staging.js';
 import type { PollLease } from './poll-lease.js';
-import { DEFAULT_SETTLE_SECONDS, filesAwaitingAfter, holdLiveConnection, knownFiles, linkJob, markAfterDone, rememberFile } from './source-files.repository.js';
+import { DEFAULT_SETTLE_SECONDS, filesAwaitingAfter, knownFiles, linkJob, markAfterDone, rememberFile } from './source-files.repository.js';
 
 export interface PollDeps {
   db: Db;
@@ -107,7 +108,7 @@ async function takeFile(deps: PollDeps, connection: Connection, file: { name: st
       // The lease's update locks the row first; reading it live under a share lock after that
       // cannot deadlock with another poll doing the same.
       await lease?.check(tx);
-      if (!(await holdLiveConnection(tx, connection.id))) return CONNECTION_DELETED;
+      if (!(await lockLiveConnection(tx, connection.tenant_id, connection.id))) return CONNECTION_DELETED;
       const remembered = await rememberFile(tx, { tenant_id: connection.tenant_id, connection_id: connection.id, path: file.name, fingerprint: file.fingerprint, size_bytes: file.size });
       if (remembered === null) return null;
       const job = await insertJob(tx, {

@@ -65,15 +65,6 @@ export async function knownFiles(db: Db, connectionId: string): Promise<Set<stri
   return new Set(rows.map((r) => `${r.path}\0${r.fingerprint}`));
 }
 
-/**
- * Inside a file's transaction: whether the connection is still live, holding its row (FOR SHARE)
- * until the transaction ends, so that deleting the connection waits for the file's job.
- */
-export async function holdLiveConnection(tx: Tx, connectionId: string): Promise<boolean> {
-  const row = await tx.selectFrom('connections').select('id').where('id', '=', connectionId).where('deleted_at', 'is', null).forShare().executeTakeFirst();
-  return row !== undefined;
-}
-
 /** Claims a file for a job inside the job's transaction; false when another poll already has it. */
 export async function rememberFile(tx: Tx, row: { tenant_id: string; connection_id: string; path: string; fingerprint: string; size_bytes: number }): Promise<number | null> {
   const inserted = await tx

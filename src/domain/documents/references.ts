@@ -3,9 +3,10 @@
 // the same 404 to the caller, who may not learn which.
 import type { Db, Tx } from '../../db/database.js';
 
-async function liveRowExists(db: Db | Tx, table: 'templates' | 'connections', tenantId: string, id: string): Promise<boolean> {
-  const row = await db.selectFrom(table).select('id').where('id', '=', id).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
-  return row !== undefined;
+/** `lock`: the row is held (FOR SHARE) until the transaction ends, so a delete waits for it. */
+async function liveRowExists(db: Db | Tx, table: 'templates' | 'connections', tenantId: string, id: string, lock = false): Promise<boolean> {
+  const query = db.selectFrom(table).select('id').where('id', '=', id).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null);
+  return (await (lock ? query.forShare() : query).executeTakeFirst()) !== undefined;
 }
 
 export function templateIsLive(db: Db | Tx, tenantId: string, templateId: string): Promise<boolean> {
@@ -17,9 +18,17 @@ export function templateIsLive(db: Db | Tx, tenantId: string, templateId: string
  * waited for and then seen, and a delete that starts later waits for this transaction and sees
  * what it wrote (the tenant policy's default_template_id).
  */
-export async function lockLiveTemplate(tx: Tx, tenantId: string, templateId: string): Promise<boolean> {
-  const row = await tx.selectFrom('templates').select('id').where('id', '=', templateId).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).forShare().executeTakeFirst();
-  return row !== undefined;
+export function lockLiveTemplate(tx: Tx, tenantId: string, templateId: string): Promise<boolean> {
+  return liveRowExists(tx, 'templates', tenantId, templateId, true);
+}
+
+/**
+ * connectionExists, holding the row until the transaction ends: a source poll's job is made
+ * under it, so a deletion of the connection (or of its tenant) waits for that job and a file
+ * taken after one finds the connection gone.
+ */
+export function lockLiveConnection(tx: Tx, tenantId: string, connectionId: string): Promise<boolean> {
+  return liveRowExists(tx, 'connections', tenantId, connectionId, true);
 }
 
 export function connectionExists(db: Db | Tx, tenantId: string, connectionId: string): Promise<boolean> {
