@@ -28,6 +28,11 @@ export function encodeCursor(createdAt: Date, id: string): string {
 const CURSOR_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const CURSOR_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
+/** The 422 of a cursor this API did not give out (or gave out for another list). */
+function notIssued(cursor: string) {
+  return validationError([{ loc: ['query', 'cursor'], msg: 'Cursor is not one this API issued', type: 'value_error', input: cursor }]);
+}
+
 export function decodeCursor(cursor: string): CursorPosition {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
@@ -35,7 +40,7 @@ export function decodeCursor(cursor: string): CursorPosition {
     if (new Date(createdAt).toISOString() !== createdAt) throw new Error(); // 2026-02-31 and the like
     return { createdAt, id };
   } catch {
-    throw validationError([{ loc: ['query', 'cursor'], msg: 'Cursor is not one this API issued', type: 'value_error', input: cursor }]);
+    throw notIssued(cursor);
   }
 }
 
@@ -73,7 +78,7 @@ function decodeKeyCursor(cursor: string, valid: (key: unknown) => boolean): stri
     if (tag !== 'after' || !valid(key)) throw new Error();
     return key as string | number;
   } catch {
-    throw validationError([{ loc: ['query', 'cursor'], msg: 'Cursor is not one this API issued', type: 'value_error', input: cursor }]);
+    throw notIssued(cursor);
   }
 }
 
