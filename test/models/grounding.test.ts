@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type CanonicalJson, runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
 import { textLines } from '../../src/pipeline/entities/text.js';
 import { schemaFields } from '../../src/pipeline/extract/index.js';
-import { Grounder } from '../../src/models/extraction/grounding.js';
+import { FUZZY_FLOOR, Grounder, similarity, similarityAtLeast } from '../../src/models/extraction/grounding.js';
 import { buildData, coerceValue, readAnswer } from '../../src/models/extraction/answer.js';
 import { budgetOf, chunkByBudget, cutToTokens, splitToTokens } from '../../src/models/extraction/budget.js';
 import { promptPages, userPrompt } from '../../src/models/extraction/prompt.js';
@@ -76,6 +76,83 @@ describe('grounding', () => {
   it('prefers the page the model named among equal matches', () => {
     const g = new Grounder(textLines(azure));
     expect(g.ground(TRUTH.invoice_number, 'string', 1)!.evidence.page).toBe(1);
+  });
+});
+
+describe('similarity with a floor', () => {
+  // Strings a few edits apart (and some far apart) from one alphabet small enough to collide.
+  function variants(count: number): [string, string][] {
+    let seed = 42;
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const letters = 'abcde01Ωé';
+    const word = (length: number) => Array.from({ length }, () => letters[next(letters.length)]).join('');
+    return Array.from({ length: count }, () => {
+      const a = word(1 + next(24));
+      let b = a;
+      for (let edits = next(6); edits > 0; edits--) {
+        const at = next(b.length + 1);
+        const kind = next(3);
+        b = kind === 0 ? b.slice(0, at) + word(1) + b.slice(at) : kind === 1 ? b.slice(0, at) + b.slice(at + 1) : b.slice(0, at) + word(1) + b.slice(at + 1);
+      }
+      return next(5) === 0 ? [a, word(1 + next(24))] : [a, b];
+    });
+  }
+
+  it('answers the full edit distance\'s similarity whenever it reaches the floor, and 0 below it', () => {
+    let reached = 0;
+    for (const floor of [FUZZY_FLOOR, 0.5, 0.9]) {
+      for (const [a, b] of variants(3000)) {
+        const full = similarity(a, b);
+        expect(similarityAtLeast(a, b, floor), `${a} / ${b} at ${floor}`).toBe(full >= floor ? full : 0);
+        if (full >= floor && full < 1) reached++;
+      }
+    }
+    // Enough near matches that the band's arithmetic is exercised, not only the early refusals.
+    expect(reached).toBeGreaterThan(500);
+  });
+
+  it('grounds the same values in a long document as a window-by-window scan with the full distance', async () => {
+    const doc = toCanonicalJson(await runCanonical(new Uint8Array(fs.readFileSync(data('pdf-realworld/pdfs/chelsea_pdta.pdf')))));
+    const lines = textLines(doc);
+    const g = new Grounder(lines);
+    // The reference: every window of each page's folded words that starts like the value, compared in full.
+    const pages = new Map<number, string[]>();
+    for (const line of lines) {
+      const own = pages.get(line.page) ?? [];
+      pages.set(line.page, own);
+      for (const m of line.folded.text.matchAll(/[\p{L}\p{N}]+/gu)) own.push(m[0]);
+    }
+    const reference = (target: string) => {
+      const scores: [number, number][] = [];
+      for (const [page, words] of pages) {
+        for (let i = 0; i < words.length; i++) {
+          if (words[i]![0] !== target[0] && words[i]![1] !== target[1]) continue;
+          let joined = '';
+          let j = i;
+          while (j < words.length && joined.length < target.length) joined += words[j++];
+          const score = joined === target ? 1 : similarity(joined, target);
+          if (score < FUZZY_FLOOR) continue;
+          scores.push([page, Math.round(score * 1000) / 1000]);
+          if (score === 1) i = j - 1;
+        }
+      }
+      return scores;
+    };
+    // Words of the document (long enough to be matched fuzzily, without digits), as printed and with a letter changed.
+    const probes = lines.filter((_, i) => i % 29 === 0).flatMap((l) => {
+      const words = l.folded.text.split(/[^\p{L}]+/u).filter((w) => w.length >= 6);
+      return words.slice(0, 2).flatMap((w) => [w, `${w.slice(0, 3)}q${w.slice(4)}`]);
+    });
+    expect(probes.length).toBeGreaterThan(40);
+    let fuzzy = 0;
+    for (const probe of probes) {
+      const expected = reference(probe);
+      const found = g.matches(probe, 'string').map((m): [number, number] => [m.evidence.page, m.score]);
+      expect(found, probe).toEqual(expected);
+      fuzzy += expected.filter(([, score]) => score < 1).length;
+    }
+    // Near matches were among them, not only exact ones.
+    expect(fuzzy).toBeGreaterThan(20);
   });
 });
 

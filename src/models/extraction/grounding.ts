@@ -24,6 +24,34 @@ interface Token {
   end: number;
 }
 
+interface PageIndex {
+  text: string;
+  /** Where each token starts in `text`, and its end as the last entry. */
+  starts: number[];
+  byFirst: Map<string, number[]>;
+  bySecond: Map<string, number[]>;
+}
+
+function listAt(map: Map<string, number[]>, key: string): number[] {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
+}
+
+/** Two ascending lists of token numbers as one, each number once. */
+function inOrder(a: number[], b: number[]): number[] {
+  if (!b.length) return a;
+  if (!a.length) return b;
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const next = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!;
+    if (out[out.length - 1] !== next) out.push(next);
+  }
+  return out;
+}
+
 interface Located {
   value: number | string;
   line: TextLine;
@@ -78,9 +106,70 @@ export function similarity(a: string, b: string): number {
   return 1 - prev[b.length]! / longest;
 }
 
+/** Rows of similarityAtLeast's edit distance, reused: grounding tries thousands of windows a value. */
+let rowsOf = { prev: new Int32Array(64), row: new Int32Array(64) };
+/** Letters counted by their code modulo 64 (a lower bound on the edit distance either way). */
+const tally = new Int16Array(64);
+
+/**
+ * How many edits at least turn `a` into `b`: characters one has more of than the other can only
+ * be edited away (counted in 64 buckets of character codes, which can only lower the count).
+ */
+function editsAtLeast(a: string, b: string): number {
+  tally.fill(0);
+  for (let i = 0; i < a.length; i++) tally[a.charCodeAt(i) & 63]!++;
+  for (let i = 0; i < b.length; i++) tally[b.charCodeAt(i) & 63]!--;
+  let more = 0;
+  let fewer = 0;
+  for (let c = 0; c < 64; c++) {
+    const d = tally[c]!;
+    if (d > 0) more += d;
+    else fewer -= d;
+  }
+  return Math.max(more, fewer);
+}
+
+/**
+ * similarity(a, b) when it reaches `floor`, else 0. Only edit distances the floor allows are
+ * computed (a band of that width around the diagonal, given up once a row leaves it), after a
+ * count of letters rules out most texts at once: grounding a value in a long document tries
+ * thousands of windows, and almost none of them match.
+ */
+export function similarityAtLeast(a: string, b: string, floor: number): number {
+  if (a === b) return 1;
+  const longest = Math.max(a.length, b.length);
+  if (!longest) return 1;
+  // A distance above this leaves the similarity under the floor.
+  const band = Math.ceil((1 - floor) * longest);
+  if (Math.abs(a.length - b.length) > band || editsAtLeast(a, b) > band) return 0;
+  const outside = band + 1;
+  const m = b.length;
+  if (rowsOf.prev.length <= m) rowsOf = { prev: new Int32Array(2 * (m + 1)), row: new Int32Array(2 * (m + 1)) };
+  let { prev, row } = rowsOf;
+  for (let j = 0; j <= m; j++) prev[j] = j <= band ? j : outside;
+  for (let i = 1; i <= a.length; i++) {
+    const lo = Math.max(1, i - band);
+    const hi = Math.min(m, i + band);
+    row[lo - 1] = lo === 1 && i <= band ? i : outside;
+    let least = row[lo - 1]!;
+    for (let j = lo; j <= hi; j++) {
+      const cell = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row[j] = cell;
+      if (cell < least) least = cell;
+    }
+    if (hi < m) row[hi + 1] = outside;
+    if (least > band) return 0;
+    [prev, row] = [row, prev];
+  }
+  const score = 1 - Math.min(prev[m]!, outside) / longest;
+  return score >= floor ? score : 0;
+}
+
 /** The document's words indexed once per document for every value to be grounded. */
 export class Grounder {
   private readonly tokensByPage = new Map<number, Token[]>();
+  /** Each page's tokens written one after another and where each starts, and its tokens by their first and second letters. */
+  private readonly indexByPage = new Map<number, PageIndex>();
   private numbers: Located[] | null = null;
   private dates: Located[] | null = null;
 
@@ -173,23 +262,42 @@ export class Grounder {
     // different value: "INV-0009" is not "INV-0008", nor "INV-00081".
     const digits = digitsOf(target);
     const out: Grounded[] = [];
-    for (const tokens of this.tokensByPage.values()) {
-      for (let i = 0; i < tokens.length; i++) {
-        const first = tokens[i]!.text;
-        // A window must start like the value (its first or second character), or be a suffix of
-        // a token the value starts inside of ("Inv#1234" against "1234" is not the value).
-        if (first[0] !== target[0] && (!fuzzy || first[1] !== target[1])) continue;
-        let joined = '';
-        let j = i;
-        while (j < tokens.length && joined.length < target.length) joined += tokens[j++]!.text;
-        const score = joined === target ? 1 : fuzzy ? similarity(joined, target) : 0;
+    for (const [page, tokens] of this.tokensByPage) {
+      // An exact match's window is not searched again from inside it.
+      let skipTo = 0;
+      const { text: pageText, starts, byFirst, bySecond } = this.indexOf(page, tokens);
+      // A window must start like the value (its first or second character), or be a suffix of
+      // a token the value starts inside of ("Inv#1234" against "1234" is not the value).
+      const candidates = inOrder(byFirst.get(target[0]!) ?? [], fuzzy ? (bySecond.get(target[1]!) ?? []) : []);
+      for (let c = 0; c < candidates.length; c++) {
+        const i = candidates[c]!;
+        if (i < skipTo) continue;
+        // The tokens from the i-th on, as many as reach the value's length.
+        let j = i + 1;
+        while (j < tokens.length && starts[j]! - starts[i]! < target.length) j++;
+        const joined = pageText.slice(starts[i], starts[j]);
+        const score = joined === target ? 1 : fuzzy ? similarityAtLeast(joined, target, FUZZY_FLOOR) : 0;
         if (score < FUZZY_FLOOR) continue;
         if (score < 1 && digits && digitsOf(joined) !== digits) continue;
         out.push({ evidence: evidenceOf(this.parts(tokens.slice(i, j))), score: Math.round(score * 1000) / 1000 });
-        if (score === 1) i = j - 1;
+        if (score === 1) skipTo = j;
       }
     }
     return out;
+  }
+
+  private indexOf(page: number, tokens: Token[]): PageIndex {
+    let index = this.indexByPage.get(page);
+    if (!index) {
+      index = { text: tokens.map((t) => t.text).join(''), starts: [0], byFirst: new Map(), bySecond: new Map() };
+      tokens.forEach((t, i) => {
+        index!.starts.push(index!.starts[i]! + t.text.length);
+        listAt(index!.byFirst, t.text[0]!).push(i);
+        if (t.text.length > 1) listAt(index!.bySecond, t.text[1]!).push(i);
+      });
+      this.indexByPage.set(page, index);
+    }
+    return index;
   }
 
   /** Tokens of a window as one character range per line. */
