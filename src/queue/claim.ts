@@ -48,7 +48,9 @@ export async function claimJobs(db: Db, workerId: string, leaseSeconds: number, 
              started_at = NULL,
              pages_processed = 0,
              updated_at = now()
-       WHERE id IN (SELECT id FROM picked)
+       -- An array, not IN (SELECT …): the planner guesses 50 picked rows for a LIMIT it cannot
+       -- see, and below about 9,000 jobs it then read the whole table for a hash join.
+       WHERE id = ANY (ARRAY(SELECT id FROM picked))
          AND ${noFlushWait}
       RETURNING *),
     event AS (
