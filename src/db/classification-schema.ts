@@ -71,6 +71,8 @@ export interface ForgeJobsTable {
   abort_requested: Generated<boolean>;
   lease_owner: string | null;
   lease_expires_at: NullableTimestamp;
+  /** A queued or running forge job of a suspended tenant, kept out of the claim's index (migration 0020). */
+  tenant_paused: ColumnType<boolean, boolean | undefined, boolean>;
   attempts: Generated<number>;
   max_attempts: Generated<number>;
   created_by: string | null;

@@ -27,6 +27,8 @@ export interface ConnectionsTable {
   poll_owner: string | null;
   /** Until when that poll's lease holds; a poll extends it as it goes. */
   poll_lease_expires_at: NullableTimestamp;
+  /** A live connection of a suspended or deleted tenant, kept out of the source claim's index (migration 0020). */
+  tenant_paused: ColumnType<boolean, boolean | undefined, boolean>;
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -47,6 +49,8 @@ export interface DeliveriesTable {
   run_after: Timestamp;
   lease_owner: string | null;
   lease_expires_at: NullableTimestamp;
+  /** A pending or delivering delivery of a suspended tenant, kept out of the claim's index (migration 0020). */
+  tenant_paused: ColumnType<boolean, boolean | undefined, boolean>;
   last_error: string | null;
   delivered_at: NullableTimestamp;
   created_at: Timestamp;

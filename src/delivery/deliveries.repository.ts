@@ -1,6 +1,9 @@
 // SQL of the deliveries queue: the jobs' claim/lease pattern (src/queue/claim.ts, lease.ts) on
 // its own table. The claim is one statement that also takes over deliveries whose lease lapsed
 // (their worker died mid-send), so recovery needs no sweeper; only the lease holder may settle.
+// A suspended tenant's deliveries wait: the deliveries_claim index leaves out those marked
+// tenant_paused (migration 0020), so their backlog costs a claim nothing, and `tenant_id NOT IN`
+// the suspended tenants passes over the few that became due unmarked (paused-tenants.ts).
 import { sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import type { Delivery, DeliveryAttempt } from '../db/connections-schema.js';
@@ -18,7 +21,7 @@ export async function claimDelivery(db: Db, workerId: string, leaseSeconds: numb
            SELECT id FROM deliveries
             WHERE ((status = 'pending' AND run_after <= now())
                OR (status = 'delivering' AND lease_expires_at < now()))
-              AND tenant_id NOT IN ${suspendedTenantIds}
+              AND NOT tenant_paused AND tenant_id NOT IN ${suspendedTenantIds}
             ORDER BY run_after, id
             FOR UPDATE SKIP LOCKED
             LIMIT 1)

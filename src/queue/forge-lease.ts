@@ -2,6 +2,9 @@
 // lease.ts): one SKIP LOCKED statement claims, heartbeats extend the lease and read the abort
 // flag, and only the lease holder may record an iteration or settle. A claim also takes over a
 // run whose lease lapsed (its worker died), up to max_attempts; past that it fails.
+// A suspended tenant's forge jobs wait: the forge_jobs_claim index leaves out those marked
+// tenant_paused (migration 0020), and `tenant_id NOT IN` the suspended tenants passes over the
+// few queued unmarked (paused-tenants.ts).
 import { type UpdateObject, sql } from 'kysely';
 import type { Db, Tx } from '../db/database.js';
 import type { Database } from '../db/schema.js';
@@ -24,7 +27,7 @@ export async function claimForgeJob(db: Db, workerId: string, leaseSeconds: numb
            SELECT id FROM forge_jobs
             WHERE (status = 'queued' OR (status = 'running' AND lease_expires_at < now()))
               AND attempts < max_attempts
-              AND tenant_id NOT IN ${suspendedTenantIds}
+              AND NOT tenant_paused AND tenant_id NOT IN ${suspendedTenantIds}
             ORDER BY created_at, id
             FOR UPDATE SKIP LOCKED
             LIMIT 1)

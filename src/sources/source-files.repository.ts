@@ -14,6 +14,9 @@ export const DEFAULT_SETTLE_SECONDS = 10;
  * interval ahead and leases it to `owner`, in one statement: with any number of workers, each poll
  * of a connection goes to exactly one of them, and a poll still running when the next falls due
  * keeps the connection until it ends (or until its lease lapses, its worker having died).
+ * A suspended or deleted tenant's sources are not polled: the connections_due_sources index leaves
+ * out those marked tenant_paused (migration 0020), and `tenant_id NOT IN` the paused tenants
+ * passes over one created unmarked.
  */
 export async function claimDueSource(db: Db, owner: string, leaseSeconds: number): Promise<Connection | null> {
   const { rows } = await sql<Connection>`
@@ -26,7 +29,7 @@ export async function claimDueSource(db: Db, owner: string, leaseSeconds: number
            SELECT id FROM connections
             WHERE deleted_at IS NULL AND direction IN ('source', 'both') AND next_poll_at <= now()
               AND (poll_lease_expires_at IS NULL OR poll_lease_expires_at < now())
-              AND tenant_id NOT IN ${pausedTenantIds}
+              AND NOT tenant_paused AND tenant_id NOT IN ${pausedTenantIds}
             ORDER BY next_poll_at, id
             FOR UPDATE SKIP LOCKED
             LIMIT 1)

@@ -3,7 +3,9 @@
 // exactly when it matters.
 // - Suspended: its queued jobs leave the claim's way (marked tenant_paused, out of the claim's
 //   index), including jobs that enter the queue while it is suspended; activated, they are taken
-//   again in queue order.
+//   again in queue order. So do its deliveries, forge jobs and sources, each out of its own claim's
+//   index, including a delivery or forge run whose worker died while it was suspended; deleted,
+//   what is left of its deliveries and forge runs is taken again, to end at once.
 // - Deleted: in the deleting transaction its queued jobs are cancelled, its running jobs asked to
 //   stop (with the cancel notice), its batches cancelled with right counts, its open reviews
 //   closed, its forge jobs aborted or asked to stop, its connections deleted and its waiting
@@ -29,7 +31,7 @@ import { claimForgeJob, forgeHeartbeat, settleForgeJob } from '../../src/queue/f
 import { settleRun } from '../../src/queue/lease.js';
 import { CANCEL_CHANNEL } from '../../src/queue/notify.js';
 import { pollSource } from '../../src/sources/poll-source.js';
-import { claimDueSource } from '../../src/sources/source-files.repository.js';
+import { claimDueSource, endPoll } from '../../src/sources/source-files.repository.js';
 import { createBlobStore } from '../../src/storage/index.js';
 import { FILES, upload, uploadBatch, waitFor } from '../helpers/documents.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
@@ -45,7 +47,7 @@ beforeAll(async () => {
   h = await startHarness({ localRoot });
   root = await h.adminToken();
   rootId = (await h.db.selectFrom('users').select('id').where('role', '=', 'platform_admin').executeTakeFirstOrThrow()).id;
-  for (const tenant of ['initech', 'acme', 'globex', 'umbrella']) {
+  for (const tenant of ['initech', 'acme', 'globex', 'umbrella', 'hooli', 'stark']) {
     await h.seedTenant(tenant);
     admins[tenant] = (await h.seedUser(tenant, 'admin')).token!;
   }
@@ -75,7 +77,61 @@ async function deleteTenant(tenant: string) {
 }
 
 const job = (id: string) => h.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const paused = async (ids: string[]) => (await h.db.selectFrom('jobs').select(['id', 'tenant_paused']).where('id', 'in', ids).orderBy('id').execute()).map((r) => r.tenant_paused);
+type Marked = 'jobs' | 'deliveries' | 'forge_jobs' | 'connections';
+/** The tenant_paused marks of the rows, in the order of `ids`. */
+async function marks(table: Marked, ids: string[]): Promise<boolean[]> {
+  const rows = await h.db.selectFrom(table).select(['id', 'tenant_paused']).where('id', 'in', ids).execute();
+  return ids.map((id) => rows.find((r) => r.id === id)!.tenant_paused);
+}
+const paused = (ids: string[]) => marks('jobs', ids);
+/** A mark cleared as the row trigger leaves it when the tenant row is locked: the claim's own tenant filter still passes the row over. */
+const unmark = (table: Marked, id: string) => h.db.updateTable(table).set({ tenant_paused: false }).where('id', '=', id).execute();
+const destination = (name: string) => ({ name, protocol: 'local', direction: 'destination', config: { path: 'results' }, credentials: {} });
+const source = (name: string) => ({ name, protocol: 'local', direction: 'source', config: { path: 'inbox', poll_seconds: 3600, settle_seconds: 0, processing_mode: 'canonical' }, credentials: {} });
+const newForgeJob = (tenant: string) =>
+  insertForgeJob(h.db, tenant, { id: newId('fgj'), sample_job_ids: [], hint: null, expected_outputs: null, endpoint_id: null, limits: { max_iterations: 3, max_dollars: 1, max_wall_seconds: 60 }, created_by: null });
+const lapse = (table: 'deliveries' | 'forge_jobs', id: string) => h.db.updateTable(table).set({ lease_expires_at: sql`now() - interval '1 minute'` }).where('id', '=', id).execute();
+const DELIVERED = { outcome: 'delivered' as const, statusCode: null, latencyMs: 1, excerpt: null, error: null };
+
+/** A job of the tenant run to completion, owing `hook` its result: its delivery's id. */
+async function finishedWithDelivery(tenant: string, hook: string): Promise<string> {
+  const id = await submit(tenant, FILES.invoice, { destination_connection_id: hook });
+  const run = (await claimJob(h.db, 'w', 60))!;
+  expect(run.id).toBe(id);
+  expect(await settleRun(h.db, run, 'w', { status: 'completed', result: {} })).toBe('settled');
+  return (await h.db.selectFrom('deliveries').select('id').where('job_id', '=', id).executeTakeFirstOrThrow()).id;
+}
+
+/** Claims deliveries until none is left for a worker, each sent at once; the ids in the order taken. */
+async function claimAllDeliveries(): Promise<string[]> {
+  const taken: string[] = [];
+  for (let next = await claimDelivery(h.db, 'dw', 60); next; next = await claimDelivery(h.db, 'dw', 60)) {
+    taken.push(next.id);
+    expect(await settleDelivery(h.db, next, 'dw', DELIVERED, 0)).toBe(true);
+  }
+  return taken;
+}
+
+/** Claims forge jobs until none is left for a worker, each run at once; the ids in the order taken. */
+async function claimAllForgeJobs(): Promise<string[]> {
+  const taken: string[] = [];
+  for (let next = await claimForgeJob(h.db, 'fw', 60); next; next = await claimForgeJob(h.db, 'fw', 60)) {
+    taken.push(next.id);
+    expect(await settleForgeJob(h.db, next, 'fw', 'succeeded')).toBe(true);
+  }
+  return taken;
+}
+
+/** Claims due sources until none is left for a poller, each poll ended at once; the ids in the order taken. */
+async function claimAllSources(): Promise<string[]> {
+  const taken: string[] = [];
+  for (let next = await claimDueSource(h.db, 'poller', 60); next; next = await claimDueSource(h.db, 'poller', 60)) {
+    taken.push(next.id);
+    await endPoll(h.db, next.id, 'poller', null);
+  }
+  return taken;
+}
+
 /** Claims until the queue has nothing more for a worker, answering the jobs in the order taken. */
 async function claimAll(): Promise<string[]> {
   const taken: string[] = [];
@@ -101,6 +157,106 @@ describe('a suspended tenant', () => {
     await tenantAction('initech', 'activate');
     expect(await paused([first, second, third.body.job_id])).toEqual([false, false, false]);
     expect(await claimAll()).toEqual([first, second, third.body.job_id]);
+  });
+
+  it('has its deliveries kept out of the delivery claim, also those due while it is suspended, and taken in order once activated', async () => {
+    const hook = await connection('hooli', destination('results'));
+    const globexHook = await connection('globex', destination('results'));
+    // Two deliveries being sent, one pending, and a job running whose result will be owed.
+    const orphaned = await finishedWithDelivery('hooli', hook);
+    const retried = await finishedWithDelivery('hooli', hook);
+    const sending = (await claimDelivery(h.db, 'dw1', 60))!;
+    const retrying = (await claimDelivery(h.db, 'dw2', 60))!;
+    expect([sending.id, retrying.id]).toEqual([orphaned, retried]);
+    const pending = await finishedWithDelivery('hooli', hook);
+    const owing = await submit('hooli', FILES.bol, { destination_connection_id: hook });
+    const run = (await claimJob(h.db, 'w', 60))!;
+    expect(run.id).toBe(owing);
+
+    await tenantAction('hooli', 'suspend');
+    expect(await marks('deliveries', [orphaned, retried, pending])).toEqual([true, true, true]);
+    // While it is suspended: one sender dies (its lease lapses), the other's send is to be retried
+    // at once, and the running job ends, owing its result.
+    await lapse('deliveries', orphaned);
+    const retry = { outcome: 'retry' as const, statusCode: null, latencyMs: 1, excerpt: null, error: 'The store refused the write.' };
+    expect(await settleDelivery(h.db, retrying, 'dw2', retry, 0)).toBe(true);
+    expect(await settleRun(h.db, run, 'w', { status: 'completed', result: {} })).toBe('settled');
+    const owed = (await h.db.selectFrom('deliveries').select('id').where('job_id', '=', owing).executeTakeFirstOrThrow()).id;
+    expect(await marks('deliveries', [retried, owed])).toEqual([true, true]);
+    const other = await finishedWithDelivery('globex', globexHook);
+    expect(await marks('deliveries', [other])).toEqual([false]);
+    await unmark('deliveries', pending);
+    expect(await claimAllDeliveries()).toEqual([other]);
+
+    await tenantAction('hooli', 'activate');
+    expect(await marks('deliveries', [orphaned, retried, pending, owed])).toEqual([false, false, false, false]);
+    expect(await claimAllDeliveries()).toEqual([orphaned, pending, retried, owed]);
+  });
+
+  it('has its forge jobs kept out of the forge claim, also those queued while it is suspended, and taken in order once activated', async () => {
+    const orphaned = await newForgeJob('hooli');
+    expect((await claimForgeJob(h.db, 'fw1', 60))!.id).toBe(orphaned.id);
+    const queued = await newForgeJob('hooli');
+
+    await tenantAction('hooli', 'suspend');
+    expect(await marks('forge_jobs', [orphaned.id, queued.id])).toEqual([true, true]);
+    // While it is suspended: the run's worker dies, and a platform admin queues another.
+    await lapse('forge_jobs', orphaned.id);
+    const later = await newForgeJob('hooli');
+    const other = await newForgeJob('globex');
+    expect(await marks('forge_jobs', [later.id, other.id])).toEqual([true, false]);
+    await unmark('forge_jobs', queued.id);
+    expect(await claimAllForgeJobs()).toEqual([other.id]);
+
+    await tenantAction('hooli', 'activate');
+    expect(await marks('forge_jobs', [orphaned.id, queued.id, later.id])).toEqual([false, false, false]);
+    expect(await claimAllForgeJobs()).toEqual([orphaned.id, queued.id, later.id]);
+  });
+
+  it('has its sources kept out of the poll claim, also one made while it is suspended, and claimed in order once activated', async () => {
+    const first = await connection('hooli', source('inbox'));
+    await tenantAction('hooli', 'suspend');
+    expect(await marks('connections', [first])).toEqual([true]);
+    // A platform admin may still add a connection in a suspended tenant.
+    const made = await h.request('POST', '/v1/admin/connections', { token: root, tenant: 'hooli', body: source('inbox 2') });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const second: string = made.body.id;
+    const other = await connection('globex', source('drop'));
+    expect(await marks('connections', [second, other])).toEqual([true, false]);
+    await unmark('connections', second);
+    expect(await claimAllSources()).toEqual([other]);
+
+    await tenantAction('hooli', 'activate');
+    expect(await marks('connections', [first, second])).toEqual([false, false]);
+    expect(await claimAllSources()).toEqual([first, second]);
+  });
+
+  it('that is deleted has the runs left of its deliveries and forge jobs taken over again, to end at once', async () => {
+    const hook = await connection('stark', destination('results'));
+    const delivery = await finishedWithDelivery('stark', hook);
+    expect((await claimDelivery(h.db, 'dw1', 60))!.id).toBe(delivery);
+    const forgeJob = await newForgeJob('stark');
+    expect((await claimForgeJob(h.db, 'fw1', 60))!.id).toBe(forgeJob.id);
+    await tenantAction('stark', 'suspend');
+    expect([...(await marks('deliveries', [delivery])), ...(await marks('forge_jobs', [forgeJob.id]))]).toEqual([true, true]);
+
+    await deleteTenant('stark');
+    expect([...(await marks('deliveries', [delivery])), ...(await marks('forge_jobs', [forgeJob.id]))]).toEqual([false, false]);
+    // Both workers die: the claims take the runs over, and they end at once.
+    await lapse('deliveries', delivery);
+    await lapse('forge_jobs', forgeJob.id);
+    const resent = (await claimDelivery(h.db, 'dw2', 60))!;
+    expect(resent.id).toBe(delivery);
+    const deliverDeps = { db: h.db, box: SecretBox.fromConfig(h.config), blobs: createBlobStore(h.config), config: h.config, guard: guardOptionsFromConfig(h.config) };
+    const result = await deliver(deliverDeps, resent, await h.db.selectFrom('connections').selectAll().where('id', '=', hook).executeTakeFirst());
+    expect(result).toMatchObject({ final: true, error: 'The destination connection was deleted.' });
+    expect(await settleDelivery(h.db, resent, 'dw2', result, 0, result.final)).toBe(true);
+    const rerun = (await claimForgeJob(h.db, 'fw2', 60))!;
+    expect(rerun.id).toBe(forgeJob.id);
+    expect(await forgeHeartbeat(h.db, rerun.id, 'fw2', 60)).toEqual({ held: true, abortRequested: true });
+    expect(await settleForgeJob(h.db, rerun, 'fw2', 'failed', 'stopped')).toBe(true);
+    expect(await claimDelivery(h.db, 'dw3', 60)).toBeNull();
+    expect(await claimForgeJob(h.db, 'fw3', 60)).toBeNull();
   });
 });
 

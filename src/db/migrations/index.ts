@@ -18,6 +18,7 @@ import * as jobReading from './0016_job_reading.js';
 import * as pausedTenantJobs from './0017_paused_tenant_jobs.js';
 import * as sourcePollLease from './0018_source_poll_lease.js';
 import * as reviewHistory from './0019_review_history.js';
+import * as pausedTenantClaims from './0020_paused_tenant_claims.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0017_paused_tenant_jobs': pausedTenantJobs,
   '0018_source_poll_lease': sourcePollLease,
   '0019_review_history': reviewHistory,
+  '0020_paused_tenant_claims': pausedTenantClaims,
 };

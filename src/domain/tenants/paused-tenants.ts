@@ -4,6 +4,9 @@
 // already running when the tenant is suspended finishes. A deleted tenant's work is ended when it
 // is deleted (tenant-work.ts); what a run in progress then leaves behind (a retry of a delivery
 // being sent, a forge run whose worker died) is still taken by the workers, and ends at once.
+// Each claim walks an index that already leaves out the waiting rows, marked tenant_paused by
+// triggers (migrations 0017 and 0020), so a paused backlog costs a claim nothing; the filters
+// below pass over the few that a concurrent change of the tenant left unmarked.
 import { sql } from 'kysely';
 
 /**
