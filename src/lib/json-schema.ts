@@ -2,10 +2,8 @@
 // decisions.md requires: one item per problem, `loc` rooted at body/query/path/header. Shared by
 // the HTTP layer (every route's schemas) and the domain (JSON inside a field, stored bodies).
 import { Ajv, type ErrorObject, type Options } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { addFormats } from './formats.js';
 import type { ValidationItem } from './errors.js';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 const common: Options = { allErrors: true, strict: false, useDefaults: true, removeAdditional: false };
 // JSON bodies keep their types: a null stays null (pydantic would not turn it into "").

@@ -2,13 +2,11 @@
 // compiles (describing an object with properties), and every validation rule well-formed for its
 // kind and naming fields of that schema. Problems come back as 422 items located in the body.
 import { Ajv, type ErrorObject } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { addFormats } from '../../lib/formats.js';
 import type { ValidationItem } from '../../lib/errors.js';
 import { ajvLinearRegExp } from '../../lib/linear-regex.js';
 import { MAX_FIELD_DEPTH, MAX_FIELDS, checkRule, expressionError, fieldsBeyondLimits, schemaFields } from '../../pipeline/extract/index.js';
 import { PROTOTYPE_KEYS, genericPath } from '../../pipeline/extract/paths.js';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function segments(path: string): (string | number)[] {
   return path ? path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).map((s) => (/^\d+$/.test(s) ? Number(s) : s)) : [];

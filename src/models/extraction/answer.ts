@@ -3,7 +3,7 @@
 // then the whole checked against the template's JSON schema. What fails is reported back to the
 // model once (extract.ts); what still fails is dropped, never guessed.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import { addFormats } from '../../lib/formats.js';
 import { type DateOrder, parseDate } from '../../pipeline/entities/dates.js';
 import { parseAmount } from '../../pipeline/entities/money.js';
 import { parseNumber } from '../../pipeline/entities/numbers.js';
@@ -11,7 +11,6 @@ import type { FieldSpec } from '../../pipeline/extract/schema-fields.js';
 import { setFieldPath } from '../../pipeline/extract/paths.js';
 import { ajvLinearRegExp } from '../../lib/linear-regex.js';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 // The template's schema is the tenant's: its patterns check model answers in the linear-time engine.
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false, code: { regExp: ajvLinearRegExp } }));
 const validators = new WeakMap<object, ValidateFunction>();
