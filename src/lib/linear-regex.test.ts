@@ -31,6 +31,13 @@ describe('linear-time regular expressions', () => {
     expect(compileLinear('(x+x+)+y').find('x'.repeat(50_000))).toBeNull();
   });
 
+  it('gives the first match\'s groups as RegExp exec does, greedy splits included', () => {
+    for (const [pattern, text] of [['^(\\d{1,2})(\\d{1,2})(\\d{4})$', '1532024'], ['(a)|(b)', 'xb'], ['^(\\d+)-(\\d+)?', '12-']] as const) {
+      expect(compileLinear(pattern).exec(text)).toEqual([...new RegExp(pattern).exec(text)!].map((g) => g ?? null));
+    }
+    expect(compileLinear('^(a+)+$').exec(`${'a'.repeat(50_000)}b`)).toBeNull();
+  });
+
   it('reads JavaScript \\u escapes, and leaves an escaped backslash before a u alone', () => {
     expect(compileLinear('^caf\\u00e9$').test('café')).toBe(true);
     expect(compileLinear('\\u{1F600}', 'u').test('😀')).toBe(true);

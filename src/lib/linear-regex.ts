@@ -9,6 +9,8 @@ export interface LinearRegex {
   test(text: string): boolean;
   /** The first match: where it starts and ends (UTF-16 offsets, like RegExp's index) and its text. */
   find(text: string): { index: number; end: number; text: string } | null;
+  /** The first match's groups as RegExp's exec gives them (0: the match; a group that took no part: null), or null. */
+  exec(text: string): (string | null)[] | null;
 }
 
 const FLAG_BITS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL, u: 0 };
@@ -45,6 +47,10 @@ export function compileLinear(pattern: string, flags = ''): LinearRegex {
     find: (text) => {
       const m = compiled.matcher(text);
       return m.find() ? { index: m.start(), end: m.end(), text: m.group() ?? '' } : null;
+    },
+    exec: (text) => {
+      const m = compiled.matcher(text);
+      return m.find() ? Array.from({ length: compiled.groupCount() + 1 }, (_, i) => m.group(i)) : null;
     },
   };
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);

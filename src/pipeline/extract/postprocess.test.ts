@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDate, postProcess } from './postprocess.js';
+import { formatDate, postProcess, readFormattedDate } from './postprocess.js';
 
 const isDate = (p: string) => p === 'date' || p === 'lines[].shipped';
 
@@ -20,6 +20,17 @@ describe('post-processing', () => {
       total: 10.26,
       lines: [{ shipped: '02.01.2024' }],
     });
+  });
+
+  it('reads a date back in its format, in one pass whatever the format', () => {
+    expect(readFormattedDate('03/05/2024', 'MM/DD/YYYY')).toBe('2024-03-05');
+    expect(readFormattedDate(' 5.3.24 ', 'D.M.YY')).toBe('2024-03-05');
+    expect(readFormattedDate('1532024', 'DMYYYY')).toBe('2024-03-15');
+    expect(readFormattedDate('03/05/2024 x', 'MM/DD/YYYY')).toBeNull();
+    expect(readFormattedDate('13/05/2024', 'MM/DD/YYYY')).toBeNull();
+    expect(readFormattedDate(`2024${'1'.repeat(56)}`, `YYYY${'DM'.repeat(14)}`)).toBe('2024-11-11');
+    // 32 adjacent one-or-two-digit tokens (the longest format): a backtracking engine tries all 2^32 splits of these digits.
+    expect(readFormattedDate(`${'1'.repeat(64)}x`, 'DM'.repeat(16))).toBeNull();
   });
 
   it('applies value maps, defaults and drop_empty', () => {

@@ -5,6 +5,7 @@
 import { Type } from 'typebox';
 import { isoDate, parseDate } from '../entities/dates.js';
 import { isEmpty, valuesAt, setAt, genericPath } from './paths.js';
+import { compileLinear } from '../../lib/linear-regex.js';
 
 const Case = Type.Union([Type.Literal('upper'), Type.Literal('lower'), Type.Literal('title'), Type.Literal('keep')]);
 const Whitespace = Type.Union([Type.Literal('collapse'), Type.Literal('trim'), Type.Literal('keep')]);
@@ -69,7 +70,9 @@ export function readFormattedDate(text: string, format: string): string | null {
     order.push(t);
     return t === 'YYYY' ? '(\\d{4})' : t.length === 2 ? '(\\d{2})' : '(\\d{1,2})';
   });
-  const m = new RegExp(`^${pattern}$`).exec(text.trim());
+  // Adjacent one-or-two-digit tokens ("DMDM…", up to 32) split a run of digits in exponentially
+  // many ways for a backtracking engine; RE2 reads any text in one pass and picks the same groups.
+  const m = compileLinear(`^${pattern}$`).exec(text.trim());
   if (!m) return null;
   const part = (token: string) => {
     const i = order.findIndex((t) => t[0] === token);
