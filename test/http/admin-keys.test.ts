@@ -124,6 +124,27 @@ describe('POST /v1/admin/api-keys', () => {
   });
 });
 
+describe('no tenant-wide key with platform power', () => {
+  it("refuses platform_admin to a platform admin acting in a tenant, and keeps its own platform_admin key out of the tenant admin's reach", async () => {
+    const asRoot = await h.request('POST', '/v1/admin/api-keys', { token: root, tenant: 'acme', body: { name: 'platform', role: 'platform_admin' } });
+    expect422(asRoot, { loc: ['body', 'role'], msg: "Input should be 'admin' or 'member'", type: 'enum', input: 'platform_admin', ctx: { expected: "'admin' or 'member'" } });
+    // Its own key, made while acting in acme, belongs to the platform admin in its home tenant.
+    const own = await h.request('POST', '/v1/account/api-keys', { token: root, tenant: 'acme', body: { name: 'root-own', role: 'platform_admin' } });
+    expect(own.status).toBe(201);
+    const listed = await h.request('GET', '/v1/admin/api-keys', { token: admin.token! });
+    expect(listed.body.items.map((k: { role: string }) => k.role)).not.toContain('platform_admin');
+    for (const action of ['rotate', 'revoke']) {
+      expectError(await h.request('POST', `/v1/admin/api-keys/${own.body.public_id}/${action}`, { token: admin.token! }), 404, 'not_found');
+    }
+    expect((await h.request('GET', '/v1/platform/tenants', { token: own.body.secret })).status).toBe(200);
+    // A tenant-wide admin key stays in its tenant.
+    const tenantAdminKey = await create(globexAdmin.token!, { name: 'globex-admin-key', role: 'admin' });
+    expectError(await h.request('GET', '/v1/platform/tenants', { token: tenantAdminKey.secret }), 403, 'insufficient_role');
+    expectError(await h.request('GET', '/v1/admin/api-keys', { token: tenantAdminKey.secret, tenant: 'acme' }), 404, 'not_found');
+    expectError(await h.request('POST', '/v1/account/api-keys', { token: tenantAdminKey.secret, body: { name: 'x', role: 'platform_admin' } }), 403, 'user_required');
+  });
+});
+
 describe('GET /v1/admin/api-keys', () => {
   it('validates its query', async () => {
     const limit = await h.request('GET', '/v1/admin/api-keys?limit=500', { token: admin.token! });

@@ -38,7 +38,7 @@ export async function createKey(
 ): Promise<KeyWithSecret> {
   const role = input.role ?? (scope.scope === 'tenant' ? 'member' : principal.role);
   if (!roleAtLeast(principal.role, role)) {
-    throw forbidden('role_exceeds_owner', `A key cannot hold more than its creator's role (${principal.role}); ask for ${role} or less.`);
+    throw forbidden('role_exceeds_owner', `A key cannot hold more than its creator's role: ask for ${principal.role} or less, not ${role}.`);
   }
   const publicId = newId('key');
   const minted = mint(publicId);
