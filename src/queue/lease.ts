@@ -8,6 +8,7 @@ import type { Artifact, Job, JobStatus, PageRender } from '../db/documents-schem
 import { moveBatchJob } from '../domain/batches/batches.repository.js';
 import { recordEvent } from '../domain/documents/jobs.repository.js';
 import { openReview } from '../domain/reviews/reviews.repository.js';
+import { TENANT_DELETED_JOB } from '../domain/tenants/tenant-work.js';
 import { newId } from '../lib/ids.js';
 import { noFlushWait } from '../db/no-flush-wait.js';
 import { executePrepared } from '../db/prepared-statements.js';
@@ -92,6 +93,14 @@ export const CANCELLED_MESSAGE = 'Processing was cancelled at your request. Retr
 const CANCELLED: Outcome = { status: 'failed', result: null, failure_code: 'cancelled', failure_message: CANCELLED_MESSAGE };
 
 /**
+ * A cancelled run's message: a run stopped because its tenant was deleted says so (the deletion
+ * commits the tenant's deleted_at with the cancel request, tenant-work.ts), as its queued jobs do.
+ */
+export function cancelledMessage(tenantId: string | RawBuilder<string>, message: string): RawBuilder<string> {
+  return sql<string>`CASE WHEN EXISTS (SELECT 1 FROM tenants t WHERE t.id = ${tenantId} AND t.deleted_at IS NOT NULL) THEN ${TENANT_DELETED_JOB}::text ELSE ${message}::text END`;
+}
+
+/**
  * Whether the guarded update also requires the job's cancel_requested flag: `absent` for every
  * outcome but a cancellation (a cancel, or a delete, asked for while the run was finishing wins
  * over the run's result), `present` for the cancellation that then takes its place.
@@ -133,7 +142,7 @@ async function settleWrites(db: Db | Tx, job: Job, workerId: string, outcome: Ou
     status: outcome.status,
     result: outcome.resultText ?? (outcome.result ? JSON.stringify(outcome.result) : null),
     failure_code: outcome.failure_code ?? null,
-    failure_message: outcome.failure_message ?? null,
+    failure_message: outcome.failure_code === 'cancelled' ? cancelledMessage(job.tenant_id, outcome.failure_message ?? CANCELLED_MESSAGE) : (outcome.failure_message ?? null),
     finished_at: sql<Date>`now()`,
     ...(outcome.page_count !== undefined ? { page_count: outcome.page_count } : {}),
     ...(outcome.pages_processed !== undefined ? { pages_processed: outcome.pages_processed } : {}),

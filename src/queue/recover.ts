@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { refreshBatch } from '../domain/batches/batches.repository.js';
 import { recordEvent } from '../domain/documents/jobs.repository.js';
+import { cancelledMessage } from './lease.js';
 import { notifyQueued } from './notify.js';
 
 export interface RecoveryReport {
@@ -43,7 +44,7 @@ export async function recoverStale(db: Db, options: { tenantId?: string; lock?: 
       UPDATE jobs j
          SET status = CASE WHEN j.cancel_requested OR ${lost} THEN 'failed' ELSE 'queued' END,
              failure_code = CASE WHEN j.cancel_requested THEN 'cancelled' WHEN ${lost} THEN 'worker_lost' END,
-             failure_message = CASE WHEN j.cancel_requested THEN ${CANCELLED}::text WHEN ${lost} THEN ${WORKER_LOST}::text END,
+             failure_message = CASE WHEN j.cancel_requested THEN ${cancelledMessage(sql<string>`j.tenant_id`, CANCELLED)} WHEN ${lost} THEN ${WORKER_LOST}::text END,
              finished_at = CASE WHEN j.cancel_requested OR ${lost} THEN now() END,
              attempts = CASE WHEN j.started_at IS NULL THEN greatest(j.attempts - 1, 0) ELSE j.attempts END,
              run_after = now(),

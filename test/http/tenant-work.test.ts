@@ -28,7 +28,8 @@ import { SecretBox } from '../../src/lib/secret-box.js';
 import { guardOptionsFromConfig } from '../../src/lib/ssrf-guard.js';
 import { claimJob } from '../../src/queue/claim.js';
 import { claimForgeJob, forgeHeartbeat, settleForgeJob } from '../../src/queue/forge-lease.js';
-import { settleRun } from '../../src/queue/lease.js';
+import { CANCELLED_MESSAGE, settleRun } from '../../src/queue/lease.js';
+import { recoverStale } from '../../src/queue/recover.js';
 import { CANCEL_CHANNEL } from '../../src/queue/notify.js';
 import { pollSource } from '../../src/sources/poll-source.js';
 import { claimDueSource, endPoll } from '../../src/sources/source-files.repository.js';
@@ -47,7 +48,7 @@ beforeAll(async () => {
   h = await startHarness({ localRoot });
   root = await h.adminToken();
   rootId = (await h.db.selectFrom('users').select('id').where('role', '=', 'platform_admin').executeTakeFirstOrThrow()).id;
-  for (const tenant of ['initech', 'acme', 'globex', 'umbrella', 'hooli', 'stark']) {
+  for (const tenant of ['initech', 'acme', 'globex', 'umbrella', 'hooli', 'stark', 'wayne']) {
     await h.seedTenant(tenant);
     admins[tenant] = (await h.seedUser(tenant, 'admin')).token!;
   }
@@ -327,6 +328,7 @@ describe('deleting a tenant', () => {
     const batchRow = () => h.db.selectFrom('batches').select(['status', 'counts', 'cancel_requested']).where('id', '=', batchId).executeTakeFirstOrThrow();
     expect(await batchRow()).toMatchObject({ status: 'processing', cancel_requested: true, counts: { total: 2, queued: 0, processing: 1, failed: 1 } });
     expect(await settleRun(h.db, running, 'w', { status: 'completed', result: {} })).toBe('cancelled');
+    expect(await job(running.id)).toMatchObject({ status: 'failed', failure_code: 'cancelled', failure_message: TENANT_DELETED_JOB });
     expect(await batchRow()).toMatchObject({ status: 'cancelled', counts: { total: 2, queued: 0, processing: 0, completed: 0, failed: 2 } });
 
     // The open review closed, as a deleted job's is.
@@ -382,6 +384,24 @@ describe('deleting a tenant', () => {
     // The audit entry says what the deletion ended.
     const audit = await waitFor('the audit entry', () => h.db.selectFrom('audit_log').select('details').where('action', '=', 'platform.tenants.delete').where('tenant_id', '=', 'acme').executeTakeFirst());
     expect(audit.details).toMatchObject({ ended: { connections: 2, jobs_cancelled: 2, jobs_cancel_requested: 1, batches: 1, reviews: 1, forge_jobs: 3, deliveries: 2 } });
+  });
+
+  it('ends a job that was running saying the tenant was deleted, whether its worker stops it or is gone; a cancel still says it was asked for', async () => {
+    const [stopped, lost, asked] = [await submit('wayne', FILES.invoice), await submit('wayne', FILES.bol), await submit('globex', FILES.invoice)];
+    const runs = [(await claimJob(h.db, 'w', 60))!, (await claimJob(h.db, 'w2', 60))!, (await claimJob(h.db, 'w3', 60))!];
+    expect(runs.map((r) => r.id)).toEqual([stopped, lost, asked]);
+    const cancel = await h.request('POST', `/v1/documents/${asked}/cancel`, { token: admins.globex });
+    expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
+    await deleteTenant('wayne');
+    // Their workers hear the cancels and stop the runs (run-job.ts).
+    for (const run of [runs[0]!, runs[2]!]) {
+      expect(await settleRun(h.db, run, run.lease_owner!, { status: 'failed', result: null, failure_code: 'cancelled', failure_message: CANCELLED_MESSAGE })).toBe('cancelled');
+    }
+    // The other run's worker is gone: recovery ends it.
+    await h.db.updateTable('jobs').set({ lease_expires_at: sql`now() - interval '1 minute'` }).where('id', '=', lost).execute();
+    expect((await recoverStale(h.db, { tenantId: 'wayne' }))?.job_ids).toEqual([lost]);
+    for (const id of [stopped, lost]) expect(await job(id)).toMatchObject({ status: 'failed', failure_code: 'cancelled', failure_message: TENANT_DELETED_JOB });
+    expect(await job(asked)).toMatchObject({ status: 'failed', failure_code: 'cancelled', failure_message: CANCELLED_MESSAGE });
   });
 
   it('stops a source poll that was running: it makes no job after the deletion', async () => {

@@ -6,7 +6,8 @@
 //   takes each file under a share lock on its connection (poll-source.ts), so the deletion waits
 //   for a file being taken, and the jobs made meanwhile are found by the cancellations below.
 // - Queued jobs fail `cancelled` at once; processing jobs get their cancel requested (and their
-//   worker the cancel notice) and end `cancelled` at their next checkpoint, as a cancel does.
+//   worker the cancel notice) and end `cancelled` at their next checkpoint, as a cancel does, with
+//   this message rather than a cancel's (queue/lease.ts reads the tenant's deleted_at).
 // - Batches still running end `cancelled` once their last job has; their counts are recounted.
 // - Open reviews close `closed_by_delete`, as a deleted job's do.
 // - Queued forge jobs are aborted; running ones stop at their next checkpoint (or at once, when
