@@ -143,6 +143,14 @@ describe('no tenant-wide key with platform power', () => {
     expectError(await h.request('GET', '/v1/admin/api-keys', { token: tenantAdminKey.secret, tenant: 'acme' }), 404, 'not_found');
     expectError(await h.request('POST', '/v1/account/api-keys', { token: tenantAdminKey.secret, body: { name: 'x', role: 'platform_admin' } }), 403, 'user_required');
   });
+
+  it('treats a tenant-wide key whose row says platform_admin (written by hand) as an admin of its tenant', async () => {
+    const key = await create(globexAdmin.token!, { name: 'globex-hand-edited', role: 'admin' });
+    await h.db.updateTable('api_keys').set({ role: 'platform_admin' }).where('id', '=', key.public_id).execute();
+    expectError(await h.request('GET', '/v1/platform/tenants', { token: key.secret }), 403, 'insufficient_role');
+    expectError(await h.request('GET', '/v1/admin/api-keys', { token: key.secret, tenant: 'acme' }), 404, 'not_found');
+    expect((await h.request('GET', '/v1/me', { token: key.secret })).body).toMatchObject({ acting_tenant_id: 'globex', role: 'admin' });
+  });
 });
 
 describe('GET /v1/admin/api-keys', () => {

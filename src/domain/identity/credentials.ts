@@ -80,6 +80,9 @@ async function resolveApiKey(db: Db, token: string): Promise<Resolved | null> {
     // An own key never outranks its owner, even after the owner is demoted.
     if (!roleAtLeast(owner.role, role)) role = owner.role;
   }
+  // A tenant-wide key belongs to its tenant, whose admins list and revoke it: it never carries
+  // platform power, whatever its row says (the API creates none; a row written by hand could).
+  if (key.scope === 'tenant' && role === 'platform_admin') role = 'admin';
   if (!key.last_used_at || now - key.last_used_at.getTime() > TOUCH_INTERVAL_MS) await touchKey(db, key.id);
   return {
     principal: principal(key.scope === 'user' ? key.owner_user_id : null, email, role, key.tenant_id, 'api_key', null, key.id),
