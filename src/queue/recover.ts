@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { refreshBatch } from '../domain/batches/batches.repository.js';
 import { recordEvent } from '../domain/documents/jobs.repository.js';
-import { cancelledMessage } from './lease.js';
+import { CANCELLED_MESSAGE, cancelledMessage } from './lease.js';
 import { notifyQueued } from './notify.js';
 
 export interface RecoveryReport {
@@ -23,7 +23,6 @@ export interface RecoveryReport {
 export const RECOVERY_LOCK = 0x51554952_01; // "QUIR" + 1
 
 const WORKER_LOST = 'The worker processing this job stopped responding too many times. Retry the job; if it keeps failing, the document may crash the worker: report the job id.';
-const CANCELLED = 'Processing was cancelled at your request.';
 
 export async function recoverStale(db: Db, options: { tenantId?: string; lock?: boolean } = {}): Promise<RecoveryReport | null> {
   return db.transaction().execute(async (tx) => {
@@ -44,7 +43,7 @@ export async function recoverStale(db: Db, options: { tenantId?: string; lock?: 
       UPDATE jobs j
          SET status = CASE WHEN j.cancel_requested OR ${lost} THEN 'failed' ELSE 'queued' END,
              failure_code = CASE WHEN j.cancel_requested THEN 'cancelled' WHEN ${lost} THEN 'worker_lost' END,
-             failure_message = CASE WHEN j.cancel_requested THEN ${cancelledMessage(sql<string>`j.tenant_id`, CANCELLED)} WHEN ${lost} THEN ${WORKER_LOST}::text END,
+             failure_message = CASE WHEN j.cancel_requested THEN ${cancelledMessage(sql<string>`j.tenant_id`, CANCELLED_MESSAGE)} WHEN ${lost} THEN ${WORKER_LOST}::text END,
              finished_at = CASE WHEN j.cancel_requested OR ${lost} THEN now() END,
              attempts = CASE WHEN j.started_at IS NULL THEN greatest(j.attempts - 1, 0) ELSE j.attempts END,
              run_after = now(),
