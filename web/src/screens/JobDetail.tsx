@@ -43,6 +43,23 @@ export function show(value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
+/**
+ * The pages line: how far the run got, in words while it runs. The page count is known once the
+ * document is read (a rerun keeps the count of the run before), so a running job without one reads
+ * "reading pages…", never "0 of ?".
+ */
+export function pagesText(j: { status: string; page_count?: number | null; pages_processed?: number | null; page_range?: string | null }): string {
+  const done = j.pages_processed ?? 0;
+  const range = j.page_range ? ` (range ${j.page_range})` : '';
+  if (j.status === 'queued') return `waiting to start${range}`;
+  if (j.status === 'processing') {
+    if (j.page_count) return `reading pages: ${done} of ${j.page_count}${range}`;
+    return `${done > 0 ? `reading pages: ${done} so far` : 'reading pages…'}${range}`;
+  }
+  if (j.page_count === null || j.page_count === undefined) return `${done > 0 ? `${done} read` : 'none read'}${range}`;
+  return `${done} of ${j.page_count}${range}`;
+}
+
 export function JobDetail({ jobId }: { jobId: string }) {
   const [live, setLive] = useState(true);
   const job = useLoad(
@@ -85,7 +102,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
             <dt>Template</dt>
             <dd>{j.template_id ? <Link to={`/templates/${j.template_id}`}>{j.template_id} v{j.template_version}</Link> : 'none'}</dd>
             <dt>Pages</dt>
-            <dd>{j.pages_processed ?? 0} of {j.page_count ?? '?'}{j.page_range ? ` (range ${j.page_range})` : ''}</dd>
+            <dd>{pagesText(j)}</dd>
             <dt>Created</dt>
             <dd><When at={j.created_at} /></dd>
             <dt>Finished</dt>

@@ -1,0 +1,101 @@
+// The console says things a person can read and act on, in a real browser against the real server
+// and database: a running job's pages, a review that cannot be opened, the queue's reasons, and who
+// decided a review. The jobs and reviews are written straight into the database, in the states
+// the pipeline leaves them in, so each screen is seen in exactly that state.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { DEFAULT_TENANT_ID } from '../../src/domain/tenants/bootstrap.js';
+import { newId } from '../../src/lib/ids.js';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, type Harness, startHarness } from '../helpers/harness.js';
+import { ensureWebBuilt } from '../helpers/web-build.js';
+
+let h: Harness;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  await ensureWebBuilt();
+  h = await startHarness({}, { workers: 0 });
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.setDefaultTimeout(20_000);
+  await page.goto(`${h.baseUrl}/app/`);
+  await page.getByLabel('Email').fill(ADMIN_EMAIL);
+  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Documents' }).waitFor();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+/** An extraction as the pipeline stores it: one field below the confidence floor. */
+const EXTRACTION = {
+  extraction: {
+    template_id: null,
+    template_version: null,
+    data: { total: 12.5 },
+    fields: { total: { value: 12.5, confidence: 0.4, evidence: [] } },
+    validation: [],
+    review_reasons: ['low_confidence:total'],
+  },
+};
+
+async function insertJob(values: { status: string; page_count?: number | null; pages_processed?: number; result?: unknown; filename?: string }): Promise<string> {
+  const id = newId('job');
+  await h.db
+    .insertInto('jobs')
+    .values({
+      id,
+      tenant_id: DEFAULT_TENANT_ID,
+      status: values.status,
+      processing_mode: 'extraction',
+      original_filename: values.filename ?? 'invoice.pdf',
+      size_bytes: 1,
+      sha256: 'a'.repeat(64),
+      metadata: '{}',
+      page_count: values.page_count ?? null,
+      pages_processed: values.pages_processed ?? 0,
+      ...(values.result ? { result: JSON.stringify(values.result) } : {}),
+      // What the claim sets on a running job (a lease held by no worker of this test), and a settle on a finished one.
+      ...(values.status === 'processing' ? { lease_owner: 'elsewhere', lease_expires_at: new Date(Date.now() + 3_600_000), started_at: new Date() } : {}),
+      ...(values.status !== 'processing' && values.status !== 'queued' ? { finished_at: new Date() } : {}),
+    } as never)
+    .execute();
+  return id;
+}
+
+async function insertReview(jobId: string, values: { status: string; reasons?: string[]; resolved_by?: string; note?: string }): Promise<string> {
+  const id = newId('rev');
+  const decided = values.status !== 'pending' && values.status !== 'in_review';
+  await h.db
+    .insertInto('reviews')
+    .values({
+      id,
+      tenant_id: DEFAULT_TENANT_ID,
+      job_id: jobId,
+      status: values.status,
+      reasons: values.reasons ?? [],
+      ...(decided ? { resolved_at: new Date(), resolved_by: values.resolved_by ?? null, resolution: values.status, resolution_note: values.note ?? null } : {}),
+    } as never)
+    .execute();
+  return id;
+}
+
+const pagesFact = () => page.locator('dl.facts dt', { hasText: /^Pages$/ }).locator('xpath=following-sibling::dd[1]');
+
+describe('the job screen', () => {
+  it('says a running job is reading its pages until their count is known, then how far it got', async () => {
+    const jobId = await insertJob({ status: 'processing' });
+    await page.goto(`${h.baseUrl}/app/jobs/${jobId}`);
+    await expect.poll(() => pagesFact().textContent()).toBe('reading pages…');
+    await screenshot(page, 'job-reading-pages');
+    // The count is known and a page is done: the screen (polling while the job runs) says so.
+    await h.db.updateTable('jobs').set({ page_count: 3, pages_processed: 1 }).where('id', '=', jobId).execute();
+    await expect.poll(() => pagesFact().textContent(), { timeout: 10_000 }).toBe('reading pages: 1 of 3');
+    await h.db.updateTable('jobs').set({ status: 'completed', pages_processed: 3, finished_at: new Date() } as never).where('id', '=', jobId).execute();
+    await expect.poll(() => pagesFact().textContent(), { timeout: 10_000 }).toBe('3 of 3');
+  });
+});
