@@ -98,4 +98,31 @@ describe('the job screen', () => {
     await h.db.updateTable('jobs').set({ status: 'completed', pages_processed: 3, finished_at: new Date() } as never).where('id', '=', jobId).execute();
     await expect.poll(() => pagesFact().textContent(), { timeout: 10_000 }).toBe('3 of 3');
   });
+
+  it('says why "Open its review" cannot open it, beside the button', async () => {
+    const jobId = await insertJob({ status: 'needs_review', page_count: 1, pages_processed: 1, result: EXTRACTION });
+    await page.goto(`${h.baseUrl}/app/jobs/${jobId}`);
+    const open = page.getByRole('button', { name: 'Open its review' });
+    const beside = page.locator('.open-review').getByRole('alert');
+    // No open review (it was decided elsewhere meanwhile).
+    await insertReview(jobId, { status: 'approved', resolved_by: 'usr_gone' });
+    await open.click();
+    await beside.filter({ hasText: 'This job has no open review any more' }).waitFor();
+    await screenshot(page, 'job-open-review-refused');
+
+    // The API answers an error: its message stands there too, and the screen stays.
+    const reviewId = await insertReview(jobId, { status: 'pending', reasons: ['low_confidence:total'] });
+    const list = (url: URL) => url.pathname === '/v1/reviews';
+    await page.route(list, (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ code: 'unavailable', detail: 'The review list is not available right now.' }) }));
+    try {
+      await open.click();
+      await beside.filter({ hasText: 'The review list is not available right now.' }).waitFor();
+      expect(page.url()).toBe(`${h.baseUrl}/app/jobs/${jobId}`);
+    } finally {
+      await page.unroute(list);
+    }
+    // Answered: the open review opens.
+    await open.click();
+    await expect.poll(() => page.url()).toBe(`${h.baseUrl}/app/reviews/${reviewId}`);
+  });
 });

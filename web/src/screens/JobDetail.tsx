@@ -60,6 +60,14 @@ export function pagesText(j: { status: string; page_count?: number | null; pages
   return `${done} of ${j.page_count}${range}`;
 }
 
+/** The open review of a job waiting for review, or a sentence saying why there is none. */
+async function openReviewOf(jobId: string): Promise<string> {
+  const { items } = must(await api.GET('/v1/reviews', { params: { query: { job_id: jobId, limit: 5 } } }));
+  const open = items.find((r) => r.status === 'pending' || r.status === 'in_review');
+  if (!open) throw new Error('This job has no open review any more (it was decided, or the job is running again). Reload the job to see where it stands.');
+  return open.review_id;
+}
+
 export function JobDetail({ jobId }: { jobId: string }) {
   const [live, setLive] = useState(true);
   const job = useLoad(
@@ -72,6 +80,8 @@ export function JobDetail({ jobId }: { jobId: string }) {
     live ? 1500 : false,
   );
   const action = useAction();
+  // Its own error, shown beside the button: a failed "Open its review" said nothing at all.
+  const opening = useAction();
   const [layers, setLayers] = useState<Layers>({ blocks: true, tables: true, keyValues: true });
   const [pageRange, setPageRange] = useState('');
   const [mode, setMode] = useState('');
@@ -166,7 +176,12 @@ export function JobDetail({ jobId }: { jobId: string }) {
                   {result.extraction.validation.map((v, i) => <li key={i} className={`sev-${v.severity}`}>{v.field}: {v.message}</li>)}
                 </ul>
               )}
-              {j.status === 'needs_review' && <p><button className="primary" onClick={async () => { const r = must(await api.GET('/v1/reviews', { params: { query: { job_id: jobId } } })); if (r.items[0]) navigate(`/reviews/${r.items[0].review_id}`); }}>Open its review</button></p>}
+              {j.status === 'needs_review' && (
+                <div className="open-review">
+                  <p><button className="primary" disabled={opening.busy} onClick={() => void opening.run(async () => navigate(`/reviews/${await openReviewOf(jobId)}`))}>Open its review</button></p>
+                  <Message error={opening.error} />
+                </div>
+              )}
             </div>
           )}
 
