@@ -126,3 +126,18 @@ describe('the job screen', () => {
     await expect.poll(() => page.url()).toBe(`${h.baseUrl}/app/reviews/${reviewId}`);
   });
 });
+
+describe('the review queue', () => {
+  it('labels each reason in words, with its code on hover', async () => {
+    // Every code the pipeline gives a review (src/pipeline/extract/decision.ts, src/models/extraction/finish.ts).
+    const codes = ['low_confidence:total', 'low_agreement:invoice_number', 'validation:required:po_number', 'ungrounded:vendor.name', 'warn_count'];
+    const jobId = await insertJob({ status: 'needs_review', page_count: 1, pages_processed: 1, result: EXTRACTION, filename: 'reasons.pdf' });
+    await insertReview(jobId, { status: 'pending', reasons: codes });
+    await page.goto(`${h.baseUrl}/app/reviews`);
+    const reasons = page.locator('table[aria-label="Reviews"] tbody tr', { hasText: 'reasons.pdf' }).getByRole('list', { name: 'Reasons' }).getByRole('listitem');
+    await expect.poll(() => reasons.count()).toBe(codes.length);
+    expect(await reasons.allTextContents()).toEqual(['Low confidence: total', 'Engines disagree: invoice_number', 'Rule failed: required:po_number', 'Not found on the page: vendor.name', 'Several rule warnings']);
+    expect(await reasons.evaluateAll((items) => items.map((li) => li.getAttribute('title')))).toEqual(codes);
+    await screenshot(page, 'review-queue-reasons');
+  });
+});

@@ -1,6 +1,6 @@
 // The review screen's pure parts: paths, schema types, reasons by field and the merge patch.
 import { describe, expect, it } from 'vitest';
-import { buildPatch, coerce, concerns, errorsByField, rankFields, schemaType } from '../../web/src/screens/review-fields.js';
+import { buildPatch, coerce, concerns, describeReason, errorsByField, rankFields, reasonLabel, schemaType } from '../../web/src/screens/review-fields.js';
 
 const schema = {
   type: 'object',
@@ -90,5 +90,17 @@ describe('a refused save by field', () => {
       'line_items[0].description': ['Extra inputs are not permitted'],
     });
     expect(errorsByField(null, paths)).toEqual({});
+  });
+
+  it('reads every review reason code the pipeline gives in words, and leaves an unknown one as it is', () => {
+    expect(['low_confidence:total', 'low_agreement:date', 'validation:required:po', 'ungrounded:vendor.name', 'warn_count', 'something_new:x'].map(reasonLabel)).toEqual([
+      'Low confidence: total',
+      'Engines disagree: date',
+      'Rule failed: required:po',
+      'Not found on the page: vendor.name',
+      'Several rule warnings',
+      'something_new:x',
+    ]);
+    expect(describeReason('ungrounded:vendor.name')).toBe('not found on the page (ungrounded): vendor.name');
   });
 });

@@ -6,7 +6,7 @@ import { Link, Message, Page, Pager, StatusBadge, UserContext, When, useAction, 
 import { navigate } from '../router';
 import { REVIEW_DRAFT as DRAFT } from '../session';
 import { type JobResult, show } from './JobDetail';
-import { buildPatch, coerce, errorsByField, rankFields, rowOf, schemaType } from './review-fields';
+import { buildPatch, coerce, errorsByField, rankFields, reasonLabel, rowOf, schemaType } from './review-fields';
 
 type ReviewStatus = 'pending' | 'in_review' | 'approved' | 'overridden' | 'reprocessed' | 'closed_by_delete';
 
@@ -63,7 +63,7 @@ export function ReviewQueue() {
               <tr key={r.review_id}>
                 <td><Link to={`/reviews/${r.review_id}`}>{r.original_filename ?? r.job_id}</Link></td>
                 <td><StatusBadge status={r.status} /></td>
-                <td>{r.reasons.join(', ')}</td>
+                <td><ul className="reason-list" aria-label="Reasons">{r.reasons.map((code) => <li key={code} title={code}>{reasonLabel(code)}</li>)}</ul></td>
                 <td><When at={r.created_at} /></td>
               </tr>
             ))}

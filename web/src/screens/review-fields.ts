@@ -252,12 +252,34 @@ export function rankFields(x: Extraction | undefined, jobReasons: string[]): { f
 
 /** A review reason as a sentence: "warn_count" → "several rule warnings". */
 export function describeReason(r: string): string {
-  const [kind, target] = r.includes(':') ? [r.slice(0, r.indexOf(':')), r.slice(r.indexOf(':') + 1)] : [r, ''];
+  const [kind, target] = splitReason(r);
   if (kind === 'warn_count') return 'several rule warnings (warn_count)';
   if (kind === 'low_confidence') return `low confidence: ${target}`;
   if (kind === 'low_agreement') return `low agreement between engines: ${target}`;
   if (kind === 'validation') return `rule failed: ${target}`;
+  if (kind === 'ungrounded') return `not found on the page (ungrounded): ${target}`;
   return r;
+}
+
+/**
+ * A review reason code as the queue labels it. The codes are the pipeline's (decision.ts and the
+ * model extraction's finish.ts): `low_confidence:<field>`, `low_agreement:<field>`,
+ * `validation:<rule>`, `ungrounded:<field>` and `warn_count`; one not known here stays as it is.
+ */
+export function reasonLabel(r: string): string {
+  const [kind, target] = splitReason(r);
+  if (kind === 'warn_count') return 'Several rule warnings';
+  if (!target) return r;
+  if (kind === 'low_confidence') return `Low confidence: ${target}`;
+  if (kind === 'low_agreement') return `Engines disagree: ${target}`;
+  if (kind === 'validation') return `Rule failed: ${target}`;
+  if (kind === 'ungrounded') return `Not found on the page: ${target}`;
+  return r;
+}
+
+function splitReason(r: string): [string, string] {
+  const at = r.indexOf(':');
+  return at < 0 ? [r, ''] : [r.slice(0, at), r.slice(at + 1)];
 }
 
 /**
