@@ -141,3 +141,43 @@ describe('the review queue', () => {
     await screenshot(page, 'review-queue-reasons');
   });
 });
+
+describe('who decided a review', () => {
+  it('names another person to an admin, says "another user" to a member (who may not read users), and names an API key', async () => {
+    const dana = await h.seedUser(DEFAULT_TENANT_ID, 'member', { email: 'dana@quire.test' });
+    await h.db.updateTable('users').set({ display_name: 'Dana Reviewer' }).where('id', '=', dana.id).execute();
+    const jobId = await insertJob({ status: 'completed', page_count: 1, pages_processed: 1, result: EXTRACTION, filename: 'decided.pdf' });
+    const byDana = await insertReview(jobId, { status: 'approved', resolved_by: dana.id, note: 'checked' });
+    const decision = page.getByRole('status').filter({ hasText: 'Decided: approved' });
+
+    await page.goto(`${h.baseUrl}/app/reviews/${byDana}`);
+    await expect.poll(() => decision.textContent()).toContain('by Dana Reviewer (dana@quire.test)');
+    expect(await decision.textContent()).not.toContain(dana.id);
+    expect(await decision.locator('.person').getAttribute('title')).toBe(dana.id);
+    await screenshot(page, 'review-decided-by-admin-view');
+
+    const byKey = await insertReview(jobId, { status: 'approved', resolved_by: 'key_01JZZZZZZZZZZZZZZZZZZZZZZZ' });
+    await page.goto(`${h.baseUrl}/app/reviews/${byKey}`);
+    await expect.poll(() => decision.textContent()).toContain('by an API key');
+
+    // A member: GET /v1/admin/users/{id} answers 403, so the screen does not ask and says "another user".
+    const { token } = await h.seedUser(DEFAULT_TENANT_ID, 'member', { email: 'plain.reader@quire.test' });
+    const member = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      member.setDefaultTimeout(20_000);
+      const asked: string[] = [];
+      member.on('request', (r) => r.url().includes('/v1/admin/') && asked.push(r.url()));
+      await member.goto(`${h.baseUrl}/app/`);
+      await member.evaluate((tk) => localStorage.setItem('quire.session', JSON.stringify({ token: tk, tenant: null })), token);
+      await member.goto(`${h.baseUrl}/app/reviews/${byDana}`);
+      const seen = member.getByRole('status').filter({ hasText: 'Decided: approved' });
+      await expect.poll(() => seen.textContent()).toContain('by another user');
+      expect(await seen.textContent()).not.toContain(dana.id);
+      expect(await seen.locator('.person').getAttribute('title')).toBe(dana.id);
+      expect(asked).toEqual([]);
+      await screenshot(member, 'review-decided-by-member-view');
+    } finally {
+      await member.close();
+    }
+  });
+});

@@ -1,8 +1,9 @@
 // The review queue, and the review screen: fields ordered by risk beside the page, keyboard first.
-import { type InputHTMLAttributes, type TextareaHTMLAttributes, useContext, useEffect, useMemo, useRef, useState } from 'react';
+import { type InputHTMLAttributes, type TextareaHTMLAttributes, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, api, must } from '../api/client';
 import { type Artifact, type BBox, type CanonicalPage, PageView } from '../components/PageView';
-import { Link, Message, Page, Pager, StatusBadge, UserContext, When, useAction, useCursors, useLoad } from '../components/ui';
+import { Person, usePerson } from '../components/Person';
+import { Link, Message, Page, Pager, StatusBadge, When, useAction, useCursors, useLoad } from '../components/ui';
 import { navigate } from '../router';
 import { REVIEW_DRAFT as DRAFT } from '../session';
 import { type JobResult, show } from './JobDetail';
@@ -76,12 +77,17 @@ export function ReviewQueue() {
   );
 }
 
-/** "Approved by ann@x.test at …, note: …": what was decided on a review, by whom. */
-function decided(r: { status: string; resolved_by?: string | null; resolved_at?: string | null; resolution_note?: string | null }, me: { id: string; email: string } | null): string {
-  const by = r.resolved_by ? ` by ${me && r.resolved_by === me.id ? `you (${me.email})` : r.resolved_by}` : '';
-  const at = r.resolved_at ? ` at ${new Date(r.resolved_at).toLocaleString()}` : '';
-  const note = r.resolution_note ? ` (note: ${r.resolution_note})` : '';
-  return `Decided: ${r.status.replace(/_/g, ' ')}${by}${at}${note}`;
+/** "Decided: approved by Ann Lee (ann@x.test) at …, note: …": what was decided on a review, by whom. */
+function Decided({ r }: { r: { status: string; resolved_by?: string | null; resolved_at?: string | null; resolution_note?: string | null } }) {
+  const person = usePerson(r.resolved_by);
+  return (
+    <p className="decided" role="status">
+      Decided: {r.status.replace(/_/g, ' ')}
+      {person && <> by <Person named={person} /></>}
+      {r.resolved_at ? ` at ${new Date(r.resolved_at).toLocaleString()}` : ''}
+      {r.resolution_note ? ` (note: ${r.resolution_note})` : ''}.
+    </p>
+  );
 }
 
 type BoxProps = InputHTMLAttributes<HTMLInputElement> & TextareaHTMLAttributes<HTMLTextAreaElement> & { multiline: boolean; ref: (el: HTMLInputElement | HTMLTextAreaElement | null) => void };
@@ -129,7 +135,6 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
   // A decided review whose job runs again is followed live: the job's status, and the review its
   // new run opens. An open review is read once (reading a pending review opens it).
   const [follow, setFollow] = useState(false);
-  const me = useContext(UserContext);
   const detail = useLoad(
     async () => {
       const d = must(await api.GET('/v1/reviews/{review_id}', { params: { path: { review_id: reviewId } } }));
@@ -253,7 +258,7 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
     setRemoved([]);
     await detail.reload();
     if (now.status === 'pending' || now.status === 'in_review') throw err;
-    throw new Error(`Not saved: someone decided this review first. ${decided(now, me)}.`);
+    throw new Error('Not saved: someone decided this review first. Their decision stands below.');
   };
 
   const once = (label: string, work: () => Promise<void>) => async () => {
@@ -311,7 +316,7 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
       <div className="review" ref={top}>
         <Message error={detail.error ?? action.error} notice={action.notice} />
         <p className="muted keys">Keys: Enter next field · Shift+Enter previous · Ctrl+Enter accept · Alt+N next review · click a word to fill the focused field</p>
-        {review && !open && <p className="decided" role="status">{decided(review, me)}.</p>}
+        {review && !open && <Decided r={review} />}
         {open && dirty && (Object.keys(draft.edits).length > 0 || draft.removed.length > 0) && <p className="muted" role="status">Your unsaved edits to this review were kept.</p>}
         {review && !open && detail.data?.next && (
           <p className="message notice" role="status">
