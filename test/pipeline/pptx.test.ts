@@ -58,6 +58,33 @@ describe('PPTX slide text and tables', () => {
     expect(title.bbox[0]).toBeGreaterThanOrEqual(0);
     expect(title.bbox[3]).toBeLessThanOrEqual(540);
   });
+
+  it('gives a table row declared 0 tall the height its frame has beyond the other rows (its cells had boxes of no height)', async () => {
+    // tbl-cell.pptx, slide 1: <a:tr h="0"> then three rows of 370840 EMU (29.2 pt) in a frame 2936239 EMU (231.2 pt) tall.
+    const doc = await runCanonical(readData('pptx-python-pptx/files/tbl-cell.pptx'));
+    const table = doc.pages[0].tables[0];
+    const height = (b: number[]) => b[3]! - b[1]!;
+    const first = table.cells.filter((c) => c.row === 0);
+    expect(first.map((c) => c.text)).toEqual(['having custom margins', 'vert anchor is inherited', 'vert anchor is top', 'vert anchor is bottom']);
+    for (const c of first) expect(height(c.bbox)).toBeCloseTo(231.2 - 3 * 29.2, 1);
+    for (const c of table.cells.filter((c) => c.row > 0)) expect(height(c.bbox)).toBeCloseTo(29.2, 1);
+    // The rows fill the frame, top to bottom, and the words drawn for the row have the row's height.
+    expect(Math.max(...table.cells.map((c) => c.bbox[3]))).toBeCloseTo(table.bbox[3], 1);
+    const words = doc.pages[0].blocks.flatMap((b) => b.lines.flatMap((l) => l.words));
+    expect(words.find((w) => w.text === 'having custom margins')!.bbox).toEqual(first[0]!.bbox);
+
+    // With no room left in the frame, such a row is one line of its text (24 pt) and the default margins (3.6 pt each) tall.
+    const tc = (text: string) => `<a:tc><a:txBody><a:bodyPr/><a:p><a:r><a:rPr lang="en-US" sz="2400"/><a:t>${text}</a:t></a:r></a:p></a:txBody><a:tcPr/></a:tc>`;
+    const frame =
+      '<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id="3" name="Table"/><p:cNvGraphicFramePr/><p:nvPr/></p:nvGraphicFramePr><p:xfrm><a:off x="914400" y="914400"/><a:ext cx="2540000" cy="381000"/></p:xfrm>' +
+      '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/table"><a:tbl><a:tblGrid><a:gridCol w="2540000"/></a:tblGrid>' +
+      `<a:tr h="0">${tc('head')}</a:tr><a:tr h="381000">${tc('body')}</a:tr></a:tbl></a:graphicData></a:graphic></p:graphicFrame>`;
+    const built = await runCanonical(deck([slide(frame)]));
+    const [head, body] = built.pages[0].tables[0].cells;
+    expect(height(head!.bbox)).toBeCloseTo(24 * 1.2 + 7.2, 5);
+    expect(body!.bbox[1]).toBeCloseTo(head!.bbox[3], 5);
+    expect(height(body!.bbox)).toBeCloseTo(30, 5);
+  });
 });
 
 describe('PPTX speaker notes by pptx_notes_mode', () => {
