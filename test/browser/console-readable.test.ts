@@ -5,6 +5,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { readData } from '../pipeline/data.js';
+import { runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
 import { DEFAULT_TENANT_ID } from '../../src/domain/tenants/bootstrap.js';
 import { newId } from '../../src/lib/ids.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type Harness, startHarness } from '../helpers/harness.js';
@@ -124,6 +126,30 @@ describe('the job screen', () => {
     // Answered: the open review opens.
     await open.click();
     await expect.poll(() => page.url()).toBe(`${h.baseUrl}/app/reviews/${reviewId}`);
+  });
+});
+
+describe('a slide without a page image', () => {
+  it("draws a table cell's text at the top of its cell, at a size that fits the cell's width", async () => {
+    // tbl-cell.pptx, slide 1: the first row is 143.6 pt tall (declared 0, its frame holds the rest), its cell 120 pt wide.
+    const canonical = toCanonicalJson(await runCanonical(readData('pptx-python-pptx/files/tbl-cell.pptx')));
+    const cell = canonical.pages[0]!.tables[0]!.cells.find((c) => c.text === 'having custom margins')!;
+    expect(cell.bbox[3] - cell.bbox[1]).toBeGreaterThan(100);
+    const jobId = await insertJob({ status: 'completed', page_count: 3, pages_processed: 3, result: { canonical }, filename: 'tbl-cell.pptx' });
+    await page.goto(`${h.baseUrl}/app/jobs/${jobId}`);
+    const svg = page.locator('figure.page-view svg');
+    const text = svg.locator('text.page-text', { hasText: /^having custom margins$/ });
+    await text.waitFor();
+    const scale = (await svg.boundingBox())!.height / canonical.pages[0]!.height;
+    const drawn = (await text.boundingBox())!;
+    const top = (await svg.boundingBox())!.y + cell.bbox[1] * scale;
+    const cellHeight = (cell.bbox[3] - cell.bbox[1]) * scale;
+    // One line of text at the cell's top, not letters as tall as the cell squeezed to its width.
+    expect(drawn.height).toBeLessThan(cellHeight * 0.25);
+    expect(drawn.y).toBeGreaterThanOrEqual(top - 1);
+    expect(drawn.y + drawn.height).toBeLessThan(top + cellHeight * 0.3);
+    await text.scrollIntoViewIfNeeded();
+    await screenshot(page, 'job-slide-table');
   });
 });
 

@@ -101,9 +101,14 @@ export function PageView({ page, artifacts, layers, highlights = [], marks = [],
         {!image &&
           page.blocks.flatMap((b) => b.lines.flatMap((l) => l.words)).map((w, i) => {
             const [x0, y0, x1, y1] = w.bbox;
-            const size = y1 - y0 > 0 ? (y1 - y0) * 0.75 : 10;
+            // A box taller than a line (a table cell's text is one word with the cell's box) would draw
+            // its text as tall as the cell and squeezed to its width: the size also fits the width, at
+            // about half an em a character, and the text then stands at the top of its box.
+            const byHeight = y1 - y0 > 0 ? (y1 - y0) * 0.75 : 10;
+            const size = x1 > x0 && w.text.length > 0 ? Math.min(byHeight, (x1 - x0) / (w.text.length * 0.5)) : byHeight;
+            const baseline = y1 > y0 ? Math.min(y1 - (y1 - y0) * 0.25, y0 + size * 1.1) : y0;
             return (
-              <text key={`x${i}`} className="page-text" x={x0} y={y1 > y0 ? y1 - (y1 - y0) * 0.25 : y0} fontSize={size} {...(x1 > x0 ? { textLength: x1 - x0, lengthAdjust: 'spacingAndGlyphs' } : {})}>
+              <text key={`x${i}`} className="page-text" x={x0} y={baseline} fontSize={size} {...(x1 > x0 ? { textLength: x1 - x0, lengthAdjust: 'spacingAndGlyphs' } : {})}>
                 {w.text}
               </text>
             );
