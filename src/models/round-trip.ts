@@ -3,7 +3,7 @@
 // (ok: false with the reason), not an exception.
 import http from 'node:http';
 import https from 'node:https';
-import { type GuardOptions, OutboundBlockedError, assertOutboundAllowed, createGuardedFetch, guardedLookup } from '../lib/ssrf-guard.js';
+import { type GuardOptions, OutboundBlockedError, assertOutboundAllowed, guardedLookup } from '../lib/ssrf-guard.js';
 import { hideSecrets } from './backends/errors.js';
 import type { ModelEndpointConfig } from './endpoint-config.js';
 
@@ -33,11 +33,10 @@ async function callOnce(config: ModelEndpointConfig, guard: GuardOptions): Promi
   const baseUrl = config.base_url ?? defaultBaseUrl(config);
   await assertOutboundAllowed(baseUrl, guard);
   const timeout = config.timeout_seconds * 1000;
-  const fetch = createGuardedFetch(guard) as unknown as typeof globalThis.fetch;
   switch (config.backend) {
     case 'custom_url': {
-      const { default: OpenAI } = await import('openai');
-      const client = new OpenAI({ apiKey: config.credentials.api_key ?? 'unused', baseURL: baseUrl, fetch, timeout, maxRetries: 0 });
+      const { customUrlSdk } = await import('./backends/custom-url.js');
+      const client = customUrlSdk({ endpoint: { ...config, base_url: baseUrl }, guard });
       const answer = await client.chat.completions.create({ model: config.model, messages: [{ role: 'user', content: PING }], max_tokens: 1 });
       return `model ${answer.model || config.model} answered`;
     }

@@ -219,6 +219,28 @@ describe('infrastructure endpoints', () => {
     expect(blocked.body).toMatchObject({ ok: false, detail: expect.stringMatching(/^custom_url: blocked: .*10\.255\.255\.1/) });
   });
 
+  it('tests a keyless custom_url endpoint without an Authorization header, as its extraction calls go', async () => {
+    // A server in front of which a proxy refuses any key it does not know (decisions.md: the
+    // Bearer header only "when one is set").
+    const keyless = await startHttpServer((req) =>
+      req.headers.authorization !== undefined
+        ? { status: 401, json: { error: { message: 'unknown API key', type: 'invalid_request_error' } } }
+        : { status: 200, json: { id: 'c1', object: 'chat.completion', created: 1, model: 'local', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'length' }] } },
+    );
+    try {
+      await h.seedTenant('keyless');
+      await enableOverrides('keyless', true);
+      const put = await h.request('PUT', '/v1/admin/tenants/keyless/infra/vlm', { token: root, body: { backend: 'custom_url', model: 'local', base_url: `${keyless.url}/v1` } });
+      expect(put.body).toMatchObject({ credentials: {} });
+      const test = await h.request('POST', '/v1/admin/tenants/keyless/infra/vlm/test', { token: root });
+      expect(test.body).toEqual({ ok: true, latency_ms: expect.any(Number), detail: 'custom_url: model local answered' });
+      expect(keyless.requests).toHaveLength(1);
+      expect(keyless.requests[0]!.headers.authorization).toBeUndefined();
+    } finally {
+      await keyless.close();
+    }
+  });
+
   it('validates each type body', async () => {
     const put = (type: string, body: unknown) => h.request('PUT', `/v1/admin/platform/infra/${type}`, { token: root, body });
     expect422(await put('smtp', { host: 'mail', from: 'a@b.c' }), { loc: ['body', 'port'], msg: 'Field required', type: 'missing', input: { host: 'mail', from: 'a@b.c' } });

@@ -7,9 +7,10 @@ import { withRetries } from './retry.js';
 import { attemptFailureOf, oneLine } from './sdk-errors.js';
 import { type BackendContext, type ModelAnswer, type ModelClient, type ModelRequest, ModelAnswerError, answerToolOf, base64, cutOff, notAnApiAnswer, parseJsonAnswer } from './types.js';
 
-export function customUrlClient({ endpoint, guard }: BackendContext): ModelClient {
+/** The SDK client of every custom_url call, extraction and `test` alike, so both send the same headers. */
+export function customUrlSdk({ endpoint, guard }: BackendContext): OpenAI {
   if (!endpoint.base_url) throw new Error(`${endpoint.label}: custom_url needs a base_url`);
-  const sdk = new OpenAI({
+  return new OpenAI({
     baseURL: endpoint.base_url,
     // The SDK wants a key; without one the Authorization header is left out (a local llama.cpp).
     apiKey: endpoint.credentials.api_key || 'unused',
@@ -21,6 +22,11 @@ export function customUrlClient({ endpoint, guard }: BackendContext): ModelClien
     maxRetries: 0,
     fetch: createGuardedFetch(guard) as never,
   });
+}
+
+export function customUrlClient(context: BackendContext): ModelClient {
+  const { endpoint } = context;
+  const sdk = customUrlSdk(context);
 
   const once = async (request: ModelRequest): Promise<ModelAnswer> => {
     const tool = answerToolOf(request);
