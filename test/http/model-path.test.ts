@@ -536,6 +536,25 @@ describe('judge mode with a judge endpoint', () => {
     expect(job.result.engine.stages).not.toContain('ocr');
   });
 
+  it("the template's post-processing does not set the two readings apart: the same values agree", async () => {
+    await setInfra('judge', `${judge.url}/v1`, JUDGE_KEY);
+    await h.seedTenant('judged-pp');
+    const tenantAdmin = (await h.seedUser('judged-pp', 'admin')).token!;
+    expect((await call('PATCH', '/v1/admin/tenant-policy/judged-pp', tenantAdmin, { judge_mode_enabled: true })).status).toBe(200);
+    const postProcessing = { date_format: 'DD.MM.YYYY', defaults: { po_number: 'none' } };
+    const t = await call('POST', '/v1/templates', tenantAdmin, { name: 'invoice-judged-pp', json_schema: SCHEMA, post_processing: postProcessing });
+    expect(t.status, JSON.stringify(t.body)).toBe(201);
+    const same = { ...MODEL_VALUES, po_number: null };
+    vlm.handle((req) => completion(req, same));
+    judge.handle((req) => completion(req, same));
+    const job = await processInvoice(tenantAdmin, t.body.id);
+    const [y, m, d] = (TRUTH.date as string).split('-');
+    expect(job.result.extraction.data).toMatchObject({ issue_date: `${d}.${m}.${y}`, po_number: 'none' });
+    expect(job.result.engine.judge).toMatchObject({ method: 'judge_model', disagreements: {} });
+    expect(job.result.engine.judge.agreement.issue_date).toBe(1);
+    expect(job.result.extraction.review_reasons.filter((r: string) => r.startsWith('low_agreement:'))).toEqual([]);
+  });
+
   it('a failing judge does not fail the job: the values stand unconfirmed and go to review', async () => {
     await setInfra('judge', `${judge.url}/v1`, JUDGE_KEY);
     await h.seedTenant('judge-down');

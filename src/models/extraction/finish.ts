@@ -248,23 +248,27 @@ export function finishModelExtraction(
     confidences[path] = 0;
   }
 
+  // The judge votes on the values as read: post-processing (a date_format, a default) changes only
+  // this reading's values, and would set apart two readings of the same words.
+  const read: Record<string, { value: unknown }> = Object.fromEntries(Object.entries(fieldResults).map(([p, f]) => [p, { value: f.value }]));
   const data = finishData(prep.fields, buildData(prep.fields, reading.read), template, policy, fieldResults, confidences);
   let judge: ModelJudgeSummary | null = null;
   let agreement: Record<string, number> | null = null;
+  const unprocessed = { ...policy, extraction_postprocessing_enabled: false };
   const judgeValues = judgeReading
     ? judgeReading.read.values
     : secondReading
-      ? new Map(Object.entries(runExtraction(secondReading, template, policy, { now }).extraction.fields).map(([p, f]) => [p, f.value]))
+      ? new Map(Object.entries(runExtraction(secondReading, template, unprocessed, { now }).extraction.fields).map(([p, f]) => [p, f.value]))
       : null;
   if (judgeFailure !== null) {
     // Nothing confirmed any value: every field read counts as unagreed (low_agreement:<field>).
-    agreement = Object.fromEntries(Object.keys(fieldResults).filter((p) => fieldResults[p]!.value !== null).map((p) => [p, 0]));
+    agreement = Object.fromEntries(Object.keys(read).filter((p) => read[p]!.value !== null).map((p) => [p, 0]));
     judge = { method: 'judge_model', agreement, disagreements: {}, unavailable: `${judgeFailure}. The values were not confirmed by a second model.` };
   } else if (judgeValues) {
-    agreement = agreementOf(fieldResults, Object.fromEntries([...judgeValues].map(([p, value]) => [p, { value }])));
+    agreement = agreementOf(read, Object.fromEntries([...judgeValues].map(([p, value]) => [p, { value }])));
     const disagreements: ModelJudgeSummary['disagreements'] = {};
     for (const [path, score] of Object.entries(agreement)) {
-      if (score < 1) disagreements[path] = { value: fieldResults[path]?.value ?? null, judge_value: judgeValues.get(path) ?? null, agreement: score };
+      if (score < 1) disagreements[path] = { value: read[path]?.value ?? null, judge_value: judgeValues.get(path) ?? null, agreement: score };
     }
     judge = { method: judgeReading ? 'judge_model' : 'second_reading', agreement, disagreements };
   }
