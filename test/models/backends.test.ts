@@ -144,6 +144,9 @@ describe('an endpoint that answers 200 with a page that is no API answer (a base
       expect(err, backend).toBeInstanceOf(ModelCallError);
       expect(err.status, backend).toBe(200);
       expect(err.toPipelineFailure().message, backend).toMatch(/not JSON.*base URL/);
+      // What to do is about the address alone: the model was never reached, so its abilities are not in question.
+      expect(err.toPipelineFailure().message, backend).toMatch(/\. Point the endpoint's base_url at the model API's address .*then retry the job\.$/);
+      expect(err.toPipelineFailure().message, backend).not.toContain('structured output');
     }
   });
 });

@@ -22,16 +22,19 @@ export class ModelCallError extends Error {
     readonly detail: string,
     readonly attempts: number,
     /** An answer that came but could not be used: what it was billed, and whether it was cut off at the output limit. */
-    readonly answered: { usage: ModelUsage | null; truncated: boolean } | null = null,
+    readonly answered: { usage: ModelUsage | null; truncated: boolean; notModelApi?: boolean } | null = null,
   ) {
     super(`${label}: ${status ? `HTTP ${status}` : 'no answer'} (${detail}) after ${attempts} attempt${attempts === 1 ? '' : 's'}`);
   }
 
   /** The job failure: never retried by the queue on its own; the job's retry runs it again. */
   toPipelineFailure(): PipelineFailure {
-    return new PipelineFailure('model_error', `The ${this.label} failed: ${this.status ? `HTTP ${this.status}` : 'no answer'} (${this.detail}) after ${this.attempts} attempt${this.attempts === 1 ? '' : 's'}. ${this.answered?.truncated ? TRUNCATED_ADVICE : advice(this.status)}`, false);
+    return new PipelineFailure('model_error', `The ${this.label} failed: ${this.status ? `HTTP ${this.status}` : 'no answer'} (${this.detail}) after ${this.attempts} attempt${this.attempts === 1 ? '' : 's'}. ${this.answered?.truncated ? TRUNCATED_ADVICE : this.answered?.notModelApi ? NOT_THE_API_ADVICE : advice(this.status)}`, false);
   }
 }
+
+// The model was never reached, so what it supports is not in question: only the address is.
+const NOT_THE_API_ADVICE = "Point the endpoint's base_url at the model API's address (an OpenAI-compatible server's ends in /v1), then retry the job.";
 
 const TRUNCATED_ADVICE = 'A single page asked for more than the model may answer at once; lower prompt_budget_policy.tokens_per_page or use a model with a larger output limit, then retry the job.';
 

@@ -60,7 +60,10 @@ export async function withRetries<T>(endpoint: RetriedEndpoint, attempt: () => P
     try {
       return await attempt();
     } catch (err) {
-      if (err instanceof ModelAnswerError) throw new ModelCallError(label, 200, hideSecrets(err.message, endpoint.credentials), retry + 1, { usage: err.usage, truncated: err.truncated });
+      if (err instanceof ModelAnswerError) {
+        const answered = { usage: err.usage, truncated: err.truncated, ...(err.notModelApi ? { notModelApi: true } : {}) };
+        throw new ModelCallError(label, 200, hideSecrets(err.message, endpoint.credentials), retry + 1, answered);
+      }
       if (!(err instanceof AttemptFailure)) throw err;
       if (!err.retryable || retry >= maxRetries || signal?.aborted) throw new ModelCallError(label, err.status, hideSecrets(err.detail, endpoint.credentials), retry + 1);
       await sleep(backoffMs(retry, err.retryAfterMs), undefined, signal ? { signal } : undefined);

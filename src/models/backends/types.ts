@@ -77,6 +77,8 @@ export class ModelAnswerError extends Error {
     readonly usage: ModelUsage | null = null,
     /** The answer stopped at the output token limit: what it holds may be missing values. */
     readonly truncated = false,
+    /** What came back is no answer of the model API at all (a web page at the base URL). */
+    readonly notModelApi = false,
   ) {
     super(message);
   }
@@ -84,7 +86,7 @@ export class ModelAnswerError extends Error {
 
 /** A 200 whose body is no answer of the model API at all (a web page at the base URL): not Quire's failure, the endpoint's. */
 export const notAnApiAnswer = (body: unknown) =>
-  new ModelAnswerError(`the endpoint's answer is not JSON from the model API (starts with ${JSON.stringify(String(typeof body === 'string' ? body : JSON.stringify(body) ?? '').trim().slice(0, 60))}); check that the base URL is the API's address`);
+  new ModelAnswerError(`the endpoint's answer is not JSON from the model API (starts with ${JSON.stringify(String(typeof body === 'string' ? body : JSON.stringify(body) ?? '').trim().slice(0, 60))}); check that the base URL is the API's address`, null, false, true);
 
 /** The answer stopped at the output limit: never read as if it were whole (a cut-off list loses its last items). */
 export const cutOff = (limit: number | null, usage: ModelUsage) =>
