@@ -5,6 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { type GuardOptions, OutboundBlockedError, assertOutboundAllowed, guardedLookup } from '../lib/ssrf-guard.js';
 import { hideSecrets } from './backends/errors.js';
+import { withoutStatus } from './backends/sdk-errors.js';
 import type { ModelEndpointConfig } from './endpoint-config.js';
 
 export interface RoundTripResult {
@@ -93,7 +94,7 @@ export function describeFailure(err: unknown): string {
   if (cause && (cause as Error).name === 'OutboundBlockedError') return `blocked: ${cause.message}`;
   const status = e.status ?? e.$metadata?.httpStatusCode;
   const why = e.message ?? String(err);
-  return status ? `the endpoint answered HTTP ${status}: ${why}` : `the call failed: ${cause?.message ?? why}`;
+  return status ? `the endpoint answered HTTP ${status}: ${withoutStatus(why, status)}` : `the call failed: ${cause?.message ?? why}`;
 }
 
 /** A server may quote what it was sent: no credential value survives into a detail. */

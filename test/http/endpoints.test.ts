@@ -209,7 +209,7 @@ describe('infrastructure endpoints', () => {
     expect(again.body.price_per_mtok).toEqual({ input: 0.1, output: 0.2 });
     await h.request('PUT', '/v1/admin/platform/infra/judge', { token: root, body: { ...customUrl(), credentials: { api_key: 'sk-wrong-key' } } });
     const failed = await h.request('POST', '/v1/admin/platform/infra/judge/test', { token: root });
-    expect(failed.body).toMatchObject({ ok: false, detail: expect.stringContaining('HTTP 401') });
+    expect(failed.body).toMatchObject({ ok: false, detail: 'custom_url: the endpoint answered HTTP 401: Incorrect API key provided' });
     expect(failed.body.detail).not.toContain('sk-wrong-key');
   });
 

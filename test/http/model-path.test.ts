@@ -233,7 +233,8 @@ describe('extraction through a vlm endpoint (custom_url, OpenAI-compatible)', ()
     expect(vlm.seen).toHaveLength(3); // max_retries 2
     expect(failed.status).toBe('failed');
     expect(failed.failure_code).toBe('model_error');
-    expect(failed.failure_message).toMatch(/platform vlm endpoint failed: HTTP 503 .* after 3 attempts\. .*retry the job/);
+    // The status once: the SDK's message starts with it too ("503 The server is overloaded").
+    expect(failed.failure_message).toMatch(/platform vlm endpoint failed: HTTP 503 \(The server is overloaded\) after 3 attempts\. .*retry the job/);
 
     vlm.handle((req) => completion(req, { ...MODEL_VALUES, po_number: null }));
     const retry = await call('POST', `/v1/documents/${res.body.job_id}/retry`, member);

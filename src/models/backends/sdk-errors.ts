@@ -26,7 +26,7 @@ export function attemptFailureOf(err: unknown, signal?: AbortSignal): unknown {
   const e = err as SdkApiError;
   if (typeof e?.status === 'number') {
     const retryAfter = e.headers && typeof e.headers.get === 'function' ? retryAfterMs(e.headers.get('retry-after')) : null;
-    return new AttemptFailure(e.status, oneLine(e.message), retryAfter);
+    return new AttemptFailure(e.status, oneLine(withoutStatus(e.message, e.status)), retryAfter);
   }
   const name = (err as Error)?.constructor?.name ?? '';
   if (/Connection|Timeout/.test(name)) return new AttemptFailure(null, oneLine((err as Error).message || name));
@@ -35,3 +35,6 @@ export function attemptFailureOf(err: unknown, signal?: AbortSignal): unknown {
 
 /** Error texts from providers can be long JSON: the first 200 characters of one line. */
 export const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim().slice(0, 200);
+
+/** The SDKs start a message with its status ("503 The server is overloaded"), which is reported on its own. */
+export const withoutStatus = (message: string, status: number) => (message.startsWith(`${status} `) ? message.slice(String(status).length + 1) : message);
