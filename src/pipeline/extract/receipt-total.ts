@@ -7,16 +7,36 @@ import type { TextLine } from '../entities/text.js';
 import { ownLabelReader } from './own-labels.js';
 import type { Candidate, ScalarContext } from './scalars.js';
 
+/** Labels of the amount tendered ("CASH", "VISA") and of the change given back. */
+export const TENDERED_LABELS = ['cash', 'tendered', 'tendered cash', 'cash tendered', 'amount tendered', 'payment', 'paid', 'pay', 'credit', 'credit card', 'card', 'visa', 'mastercard', 'master', 'debit', 'tunai', 'bar', 'gegeben', 'especes', 'efectivo', 'contant'];
+export const CHANGE_LABELS = ['change', 'change due', 'cash change', 'change amt', 'change amount', 'baki', 'rueckgeld', 'ruckgeld', 'rendu', 'monnaie rendue', 'cambio', 'wisselgeld'];
+
 const TENDER_SCHEMA = {
   type: 'object',
   properties: {
-    tendered: {
-      type: 'number',
-      'x-aliases': ['cash', 'tendered', 'tendered cash', 'cash tendered', 'amount tendered', 'payment', 'paid', 'pay', 'credit', 'credit card', 'card', 'visa', 'mastercard', 'master', 'debit', 'tunai', 'bar', 'gegeben', 'especes', 'efectivo', 'contant'],
-    },
-    change: { type: 'number', 'x-aliases': ['change', 'change due', 'cash change', 'change amt', 'change amount', 'baki', 'rueckgeld', 'ruckgeld', 'rendu', 'monnaie rendue', 'cambio', 'wisselgeld'] },
+    tendered: { type: 'number', 'x-aliases': TENDERED_LABELS },
+    change: { type: 'number', 'x-aliases': CHANGE_LABELS },
   },
 };
+
+const PAYMENT_LABELS = new Set([...TENDERED_LABELS, ...CHANGE_LABELS]);
+// Printed beside a payment line's label, not part of it: a currency, a masked card number.
+const PAYMENT_NOISE = /^(?:rm|myr|sgd|usd|eur|gbp|chf|pln|idr|thb|php|\p{Sc}|x+\d*|\**\d+)$/u;
+
+/**
+ * A payment line's label: the amount tendered or the change ("CASH", "CHANGE", "VISA
+ * XXXXXXXXXXXX1234", "Cash tendered RM"). Such a line may print the total's amount (paid exactly)
+ * but it is never the document's total.
+ */
+export function isPaymentLabel(label: string): boolean {
+  const words = label
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{Sc}\d*]+/u)
+    .filter((w) => w && !PAYMENT_NOISE.test(w));
+  return words.length > 0 && PAYMENT_LABELS.has(words.join(' '));
+}
 
 // The parts of a total: the subtotal and the tax printed after it, read with the template machinery.
 const PARTS_SCHEMA = { type: 'object', properties: { subtotal: { type: 'number' }, tax_amount: { type: 'number' } } };

@@ -8,6 +8,7 @@
 // without the fields most samples leave empty and without the rules that failed on a sample.
 import { proposeDraft, commonSchema } from '../classify/draft-schema.js';
 import { runEntities } from '../extract/index.js';
+import { isPaymentLabel } from '../extract/receipt-total.js';
 import { foldLabel } from '../classify/fingerprint.js';
 import { type Evaluation, type ForgeCandidate, type ForgeSample, evaluate, sameValue } from './score.js';
 import type { ForgeProposer, Proposal, ProposerContext } from './proposer.js';
@@ -40,13 +41,40 @@ export function labelOptions(field: string, samples: ForgeSample[]): string[] {
     for (const line of s.canonical.text.split('\n')) {
       const at = line.indexOf(String(want));
       if (at <= 0) continue;
-      const label = line.slice(0, at).split(/\s{2,}/).pop()?.replace(/[:\s#]+$/, '').trim() ?? '';
-      if (label.length >= 2 && /\p{L}/u.test(label) && !seen.has(label)) seen.add(label);
+      const label = labelBefore(line.slice(0, at));
+      if (label && !seen.has(label)) seen.add(label);
     }
     // A label the layout paired with the value counts more than text found before it on a line.
     for (const label of seen) votes.set(label, (votes.get(label) ?? 0) + (paired.has(label) ? 1.5 : 1));
   }
-  return [...votes].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length).map(([label]) => label);
+  // A payment line (CASH, CHANGE, VISA …) prints the total's amount whenever the total was paid
+  // exactly, but it labels the amount tendered: it comes after every other label, unless the
+  // field wanted is itself a payment ("cash", "change").
+  const payment = (label: string) => !isPaymentLabel(field.replace(/_/g, ' ')) && isPaymentLabel(label);
+  return [...votes]
+    .sort((a, b) => Number(payment(a[0])) - Number(payment(b[0])) || b[1] - a[1] || a[0].length - b[0].length)
+    .map(([label]) => label);
+}
+
+const MAX_LABEL_WORDS = 6;
+// A currency printed after a label, before its value ("TOTAL : RM", "TOTAL INCL. GST:RM").
+const TRAILING_CURRENCY = /(?:[\s:#]*\b(?:rm|myr|sgd|usd|eur|gbp|chf|pln)\b|[\s:#]*\p{Sc})+[\s:#]*$/iu;
+
+/**
+ * The label printed just before a value on a line of text, without a currency: the text itself
+ * when it is a few words, else the words after its last figure (the value of the line before, in
+ * text that runs lines together): "… ROUNDING : -0.02 TOTAL : RM" → "TOTAL". More than a few
+ * words even then is no label.
+ */
+function labelBefore(text: string): string | null {
+  const words = (text.split(/\s{2,}/).pop() ?? '').split(/\s+/).filter(Boolean);
+  // A short label keeps its own figures ("VAT 23%"); a longer run is cut after its last figure.
+  let after = words.length;
+  if (words.length > MAX_LABEL_WORDS) while (after > 0 && !/\d/.test(words[after - 1]!)) after--;
+  else after = 0;
+  const label = words.slice(after).join(' ').replace(TRAILING_CURRENCY, '').replace(/[:\s#]+$/, '').trim();
+  if (!/\p{L}{2}/u.test(label) || label.split(' ').length > MAX_LABEL_WORDS) return null;
+  return label;
 }
 
 /** "F 1234K20/1234/12" → "^[A-Z] \d{4}[A-Z]\d{2}/\d{4}/\d{2}$" when every sample has that shape. */
