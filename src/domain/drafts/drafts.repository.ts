@@ -122,3 +122,25 @@ export async function resolveDraft(tx: Tx, tenantId: string, id: string, status:
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/**
+ * Names taken in the tenant that a proposed name could collide with: its live templates' names
+ * and its pending drafts' proposed names that start with `base`.
+ */
+export async function namesStartingWith(db: Db | Tx, tenantId: string, base: string): Promise<Set<string>> {
+  const templates = await db
+    .selectFrom('templates')
+    .select('name')
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .where(sql<boolean>`left(name, ${base.length}) = ${base}`)
+    .execute();
+  const drafts = await db
+    .selectFrom('template_drafts')
+    .select('proposed_name')
+    .where('tenant_id', '=', tenantId)
+    .where('status', '=', 'pending')
+    .where(sql<boolean>`left(proposed_name, ${base.length}) = ${base}`)
+    .execute();
+  return new Set([...templates.map((t) => t.name), ...drafts.map((d) => d.proposed_name)]);
+}

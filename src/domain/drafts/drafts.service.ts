@@ -17,7 +17,7 @@ import { findJob } from '../documents/jobs.repository.js';
 import { noCanonicalOutput } from '../documents/no-canonical.js';
 import type { Principal } from '../identity/principal.js';
 import { createTemplateIn, templateContent } from '../templates/templates.service.js';
-import { type DraftChanges, autoDraftsToCompare, findDraft, insertDraft, listDrafts, lockDraft, recordSeen, resolveDraft, updateDraft } from './drafts.repository.js';
+import { type DraftChanges, autoDraftsToCompare, findDraft, insertDraft, listDrafts, lockDraft, namesStartingWith, recordSeen, resolveDraft, updateDraft } from './drafts.repository.js';
 
 /** A miss this alike to a pending draft's document raises that draft's auto_seen_count instead. */
 export const DRAFT_SIMILARITY_THRESHOLD = 0.6;
@@ -51,6 +51,17 @@ export function presentDraft(row: DraftRow) {
 }
 
 const actorOf = (p: Principal) => p.userId ?? p.apiKeyId;
+
+/**
+ * A proposed name no live template and no other pending draft of the tenant has: the name
+ * itself, else the name with the first free "-2", "-3" … So two drafts of one kind and sender
+ * (two layouts of one shop's receipts) can both be accepted without a name taken (409).
+ */
+async function freeDraftName(db: Db | Tx, tenantId: string, name: string): Promise<string> {
+  const taken = await namesStartingWith(db, tenantId, name);
+  if (!taken.has(name)) return name;
+  for (let n = 2; ; n++) if (!taken.has(`${name}-${n}`)) return `${name}-${n}`;
+}
 const notPending = (row: DraftRow, action: string) =>
   conflict('draft_not_pending', `Draft ${row.id} is ${row.status}; only a pending draft can be ${action}. Create a new draft from its jobs instead.`);
 
@@ -87,7 +98,7 @@ async function proposeOnMissIn(db: Tx, job: Pick<Job, 'id' | 'tenant_id'>, finge
     proposed_from_job_ids: [job.id],
     proposed_from_hint: null,
     auto_seen_count: 1,
-    proposed_name: proposal.name,
+    proposed_name: await freeDraftName(db, job.tenant_id, proposal.name),
     proposed_description: proposal.description,
     json_schema: proposal.json_schema,
     prompt_overlay: null,
@@ -136,7 +147,8 @@ export async function createDraft(db: Db, p: Principal, body: DraftCreate) {
     proposed_from_job_ids: [...new Set(body.job_ids)],
     proposed_from_hint: body.hint ?? null,
     auto_seen_count: 0,
-    proposed_name: body.name ?? first.proposal.name,
+    // A name the caller gives stays as given: accepting it while a template has it is 409.
+    proposed_name: body.name ?? (await freeDraftName(db, p.tenantId, first.proposal.name)),
     proposed_description: first.proposal.description,
     json_schema: merged.json_schema,
     prompt_overlay: body.hint ?? null,

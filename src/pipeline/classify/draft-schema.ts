@@ -5,6 +5,10 @@
 import type { CanonicalJson } from '../canonical/serialize.js';
 import { parseDate } from '../entities/dates.js';
 import type { Entity } from '../entities/recognize.js';
+import { documentKind, draftName } from './draft-name.js';
+import { snakeCase } from './snake-case.js';
+
+export { snakeCase };
 
 export interface DraftProposal {
   name: string;
@@ -16,29 +20,6 @@ export interface DraftProposal {
 
 const MAX_FIELDS = 40;
 const IDENTIFIER_TYPES = new Set(['invoice_number', 'order_number', 'customer_number', 'reference_number', 'tax_id', 'iban', 'email', 'phone', 'url']);
-
-const LETTERS: Record<string, string> = { ł: 'l', Ł: 'L', ø: 'o', Ø: 'O', ß: 'ss', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', đ: 'd', Đ: 'D' };
-
-/** "Invoice No.:" → "invoice_no"; a name that would start with a digit gets a `field_` prefix. */
-export function snakeCase(text: string): string {
-  const words = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    // Letters without a decomposition: "Zapłacono" → "zaplacono", not "zap_acono".
-    .replace(/[łŁøØßæÆœŒđĐ]/g, (c) => LETTERS[c] ?? c)
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .match(/[a-z0-9]+/g);
-  const name = (words ?? []).join('_').slice(0, 60).replace(/_+$/, '');
-  if (!name) return '';
-  return /^[a-z]/.test(name) ? name : `field_${name}`;
-}
-
-/** A template name (interface.md: ^[a-z0-9][a-z0-9_\-]*$, at most 128 characters). */
-export function templateName(text: string | null, fallback: string): string {
-  const slug = snakeCase(text ?? '').replace(/^field_/, '').slice(0, 60);
-  return slug || fallback;
-}
 
 function scalarSchema(value: string): Record<string, unknown> {
   const trimmed = value.trim();
@@ -97,9 +78,11 @@ export function proposeDraft(canonical: CanonicalJson, entities: Pick<Entity, 't
   }
   const issuer = entities.find((e) => e.type === 'organization')?.text ?? null;
   const source = title ?? issuer;
+  const kind = documentKind(canonical, title);
+  const kinds = kind ? `${kind[0]!.toUpperCase()}${kind.slice(1)}s` : 'Documents';
   return {
-    name: templateName(source, 'document'),
-    description: source ? `Documents like "${source.slice(0, 80)}"` : 'Documents of one layout',
+    name: draftName(kind, title, issuer),
+    description: source ? `${kinds} like "${source.slice(0, 80)}"` : `${kinds} of one layout`,
     json_schema: { type: 'object', properties },
     field_examples: examples,
     notes: `Inferred from ${kvCount} key-value pair(s), ${tableCount} table(s) and ${entityCount} identifier(s).`,
