@@ -10,14 +10,34 @@ import { proposeDraft, commonSchema } from '../classify/draft-schema.js';
 import { runEntities } from '../extract/index.js';
 import { isPaymentLabel } from '../extract/receipt-total.js';
 import { foldLabel } from '../classify/fingerprint.js';
-import { type Evaluation, type ForgeCandidate, type ForgeSample, evaluate, sameValue } from './score.js';
+import { type Evaluation, type ForgeCandidate, type ForgeSample, amountOf, datesOf, evaluate, sameValue } from './score.js';
 import type { ForgeProposer, Proposal, ProposerContext } from './proposer.js';
 
 type Props = Record<string, Record<string, unknown>>;
 
-function typeOfExpected(value: unknown): Record<string, unknown> {
-  if (typeof value === 'number') return { type: 'number' };
-  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)) return { type: 'string', format: 'date' };
+const isEmpty = (v: unknown) => v === null || v === undefined || v === '';
+
+// A field whose name says it holds an identifier keeps its digits as text ("12345").
+const ID_NAME = /(^|_)(id|ids|no|nr|num|number|code|ref|reference|phone|tel|fax|zip|postcode|postal|account|iban|bic|swift|vat|tin|gst|sku|ean|barcode|serial)($|_)/i;
+// A whole number as a count prints it: no leading zero, no separator, at most six digits.
+const INTEGER_TEXT = /^\s*-?(?:0|[1-9]\d{0,5})\s*$/;
+
+/**
+ * The JSON Schema type of an expected field, in the shapes templates use: what every non-empty
+ * expected value is. Values written as the document prints them ("55.10", "RM 1,234.50",
+ * "12/03/2018") are amounts and dates all the same, so the template extracts a number or a date
+ * (normalised, and checked by the `date` and arithmetic rules) rather than the text around it.
+ * One value of another kind keeps the field a string.
+ */
+export function typeOfExpected(field: string, values: unknown[]): Record<string, unknown> {
+  const given = values.filter((v) => !isEmpty(v) && typeof v !== 'object');
+  if (!given.length) return { type: 'string' };
+  if (given.every((v) => typeof v === 'number')) return { type: 'number' };
+  if (given.every((v) => typeof v === 'string' && datesOf(v).length > 0)) return { type: 'string', format: 'date' };
+  // Digits after a leading zero ("0042") are a code, whatever the field's name.
+  if (given.some((v) => typeof v === 'string' && (/(^|[^\d.,])0\d/.test(v) || ID_NAME.test(field)))) return { type: 'string' };
+  if (given.every((v) => typeof v === 'string' && INTEGER_TEXT.test(v))) return { type: 'integer' };
+  if (given.every((v) => typeof v === 'number' || amountOf(v) !== null)) return { type: 'number' };
   return { type: 'string' };
 }
 
@@ -95,8 +115,6 @@ export function shapePattern(values: string[]): string | null {
   return `^${out}$`;
 }
 
-const isEmpty = (v: unknown) => v === null || v === undefined || v === '';
-
 export function inferRules(schema: Record<string, unknown>, data: Record<string, unknown>[]): Record<string, unknown>[] {
   const props = (schema.properties ?? {}) as Props;
   const rules: Record<string, unknown>[] = [];
@@ -107,7 +125,7 @@ export function inferRules(schema: Record<string, unknown>, data: Record<string,
     if (!values.length || values.some(isEmpty)) continue;
     rules.push({ kind: 'required', field: name, severity: 'warn', message: `${name} is on every sample.` });
     if (def.format === 'date') rules.push({ kind: 'date', field: name, severity: 'warn', message: `${name} is a date.` });
-    else if (def.type === 'number' && values.every((v) => typeof v === 'number')) numeric.push(name);
+    else if ((def.type === 'number' || def.type === 'integer') && values.every((v) => typeof v === 'number')) numeric.push(name);
     else if (values.every((v) => typeof v === 'string')) {
       const pattern = shapePattern(values as string[]);
       if (pattern) rules.push({ kind: 'pattern', field: name, params: { pattern }, severity: 'warn', message: `${name} has the shape every sample has.` });
@@ -148,11 +166,10 @@ export class DeterministicProposer implements ForgeProposer {
     for (const field of expectedFields) {
       const options = labelOptions(field, samples);
       this.labels.set(field, { options, at: 0 });
-      const example = samples.find((s) => s.expected?.[field] !== undefined)?.expected?.[field];
       const label = options[0];
       // An inferred field printed under the same label gives way to the expected field.
       if (label) for (const [name, def] of Object.entries(props)) if (((def['x-aliases'] as string[] | undefined) ?? []).some((a) => foldLabel(a) === foldLabel(label))) delete props[name];
-      props[field] = { ...typeOfExpected(example), ...(label ? { 'x-aliases': [label] } : {}) };
+      props[field] = { ...typeOfExpected(field, samples.map((s) => s.expected?.[field])), ...(label ? { 'x-aliases': [label] } : {}) };
       if (label) labelled.push(`${field} ← "${label}"`);
     }
     const schema = { type: 'object', properties: props };
