@@ -13,7 +13,8 @@
 //     answer text.
 //  4. Time: extraction of a 10-page document against its canonical processing time.
 // Prints a table and writes bench/results/eval-latest.json. `--only-funsd` prints the FUNSD
-// key-value measures alone (nothing written), for layout work.
+// key-value measures alone (nothing written), for layout work; `--kv-misses` lists the tuned
+// forms' wrong and missed key_values (never the held-out forms').
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -271,9 +272,10 @@ const pairText = (s: string) => normalise(s).replace(/[^\p{L}\p{N}]+/gu, ' ').tr
  * canonical key_values against the linked pairs: a predicted pair is right when both its key and
  * its value equal a gold question and its answer (each gold pair matched once). F1 per slice.
  */
-function scoreKeyValues(into: Scores, form: FunsdEntity[], predicted: KeyValue[]) {
+function scoreKeyValues(into: Scores, form: FunsdEntity[], predicted: KeyValue[]): { fp: KeyValue[]; fn: { q: string; a: string }[] } {
   const gold = funsdPairs(form).map((p) => ({ q: pairText(p.question), a: pairText(p.answer), used: false }));
   const c = (into.pair ??= { tp: 0, fp: 0, fn: 0, n: 0 });
+  const fp: KeyValue[] = [];
   for (const kv of predicted) {
     const q = pairText(kv.key);
     const a = pairText(kv.value);
@@ -281,10 +283,15 @@ function scoreKeyValues(into: Scores, form: FunsdEntity[], predicted: KeyValue[]
     if (hit) {
       hit.used = true;
       c.tp++;
-    } else c.fp++;
+    } else {
+      c.fp++;
+      fp.push(kv);
+    }
   }
-  c.fn += gold.filter((g) => !g.used).length;
+  const fn = gold.filter((g) => !g.used);
+  c.fn += fn.length;
   c.n += gold.length;
+  return { fp, fn };
 }
 
 /** The annotated words laid out as a page (layout/page-layout.ts), so canonical key_values come from the same code as a job's. */
@@ -302,11 +309,19 @@ async function funsdKeyValues(mode: 'words' | 'ocr') {
     const id = file.replace(/\.json$/, '');
     const doc = mode === 'words' ? funsdLaidOut(form) : (await ocrCanonical(readFileSync(path(`funsd/images/${id}.png`)))).doc;
     // OCR measures in points; the annotation in image pixels: key_values compare by text only.
-    scoreKeyValues(scores[sliceOf(id)], form, doc.pages.flatMap((p) => p.key_values));
+    const slice = sliceOf(id);
+    const misses = scoreKeyValues(scores[slice], form, doc.pages.flatMap((p) => p.key_values));
+    // Only the tuning slice's misses are listed: the held-out forms are not to be tuned on.
+    if (slice === 'tuned' && process.argv.includes('--kv-misses')) printKvMisses(id, misses);
     if (mode === 'ocr') process.stderr.write(`\r  OCR ${i + 1}/${files.length} forms`);
   }
   if (mode === 'ocr') process.stderr.write('\n');
   return { scores, forms: files.length };
+}
+
+function printKvMisses(id: string, m: ReturnType<typeof scoreKeyValues>) {
+  for (const kv of m.fp) console.log(`  ${id} wrong: ${JSON.stringify(kv.key)} → ${JSON.stringify(kv.value)} [key ${kv.key_bbox.map(Math.round).join(',')}; value ${kv.value_bbox.map(Math.round).join(',')}]`);
+  for (const g of m.fn) console.log(`  ${id} missed: ${JSON.stringify(g.q)} → ${JSON.stringify(g.a)}`);
 }
 
 // ---------------------------------------------------------------- timing
