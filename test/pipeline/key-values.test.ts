@@ -185,9 +185,38 @@ describe('values written as paragraphs', () => {
     expect(shields?.[1]).toMatch(/^The displays are easily assembled .* against the register\. As well as the ability .* goes through$/);
   });
 
-  it('keeps a firm name apart from the person named under it: a line that does not run on is no wrapped sentence', () => {
-    const counsel = keyValuesOf('82491256').find(([k]) => k === 'COUNSEL');
-    expect(counsel).toEqual(['COUNSEL', 'Wartnick, Chaber, Harowitz, Smith & Tigerman']);
+  it('reads a key printed over two lines, and the address block beside an empty key column to its end', () => {
+    // 82491256: "LORILLARD" over "ENTITIES:" and "PLAINTIFF" over "COUNSEL:", each value on the
+    // key's last line; the counsel's firm, lawyer, street, city and phone stand one under another
+    // while nothing stands in the key column beside them, until "LORILLARD" over "COUNSEL:".
+    const pairs = keyValuesOf('82491256');
+    expect(pairs).toContainEqual(['LORILLARD ENTITIES', 'Lorillard Tobacco Company']);
+    expect(pairs).toContainEqual([
+      'PLAINTIFF COUNSEL',
+      'Wartnick, Chaber, Harowitz, Smith & Tigerman Madelyn J. Chaber 101 California Street, Suite 2200 San Francisco, California 94111 415 986- 5566',
+    ]);
+    expect(pairs).toContainEqual(['DATE FILED', 'July 23, 1998']);
+    expect(pairs.map(([k]) => k)).not.toContain('ENTITIES');
+  });
+
+  it('pairs captions over a row of values by column, where a name beside a number would read as a key', () => {
+    // 83823750: "Sender | Number of Pages (this page included)" over "Charles Duggan | 2".
+    const pairs = keyValuesOf('83823750');
+    expect(pairs).toEqual(expect.arrayContaining([['Sender', 'Charles Duggan'], ['Number of Pages (this page included)', '2']]));
+    expect(pairs).not.toContainEqual(['Charles Duggan', '2']);
+  });
+
+  it('takes the options of a checklist for no captions: a row of boxes over another is no grid', () => {
+    // 86079776: "☐ Relationship-Building | ☐ Retention | ☐ Acquisition | ☐ Loyalty" over
+    // "☐ Blocking | ☐ Cross-Sell | ☐ Up-Sell | ☐ Lead Generation".
+    const pairs = keyValuesOf('86079776_9777');
+    expect(pairs.filter(([k, v]) => /☐/.test(k) || /☐/.test(v))).toEqual([]);
+    expect(pairs).toContainEqual(['Date/ Time', '10/30/98 1:46 PM']);
+  });
+
+  it('reads a clock time in a fax header as a time, not as a key and its value', () => {
+    // 83624198: "FEB 25 '98 18:23 FR ..." across the top of the page.
+    expect(keyValuesOf('83624198').map(([k]) => k)).not.toContain("FEB 25 '98 18");
   });
 
   it('orders rows by their words, not by a number printed sideways in the margin beside them', () => {

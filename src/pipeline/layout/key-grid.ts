@@ -210,8 +210,11 @@ const isCaptionRow = (row: readonly Phrase[]) => {
   return real >= 2;
 };
 
+/** An empty box before a phrase: an option to tick ("☐ Retention"), never a caption of a grid. */
+const OPTION_BOX = /^[☐□❑❒○◯]/u;
+
 /** A phrase's keyness without the punctuation-only words OCR reads from specks and rules (". Name"). */
-const captionKey = (p: Phrase) => p.key ?? (p.words.some((w) => !/[\p{L}\p{N}]/u.test(w.text)) ? keyness(p.words.filter((w) => /[\p{L}\p{N}]/u.test(w.text))) : null);
+const captionKey = (p: Phrase) => OPTION_BOX.test(p.text) ? null : p.key ?? (p.words.some((w) => !/[\p{L}\p{N}]/u.test(w.text)) ? keyness(p.words.filter((w) => /[\p{L}\p{N}]/u.test(w.text))) : null);
 
 /** In capitals: nearly every letter upper case (OCR reads the odd capital as lower case, "INDILOr"). */
 const allCaps = (row: readonly Phrase[]) => {

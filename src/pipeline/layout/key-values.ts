@@ -2,7 +2,9 @@
 // paired with its value where forms put it, most certain first:
 //  1. after a colon in the same phrase ("Invoice No: 123"; several pairs in one phrase split at
 //     each further key);
-//  2. right of it across a gap on its row ("Name:      K. A. Sparrow", "Total     1,939.00");
+//  2. right of it across a gap on its row ("Name:      K. A. Sparrow", "Total     1,939.00"), a key
+//     printed over two lines ("LORILLARD" over "ENTITIES:") read whole, and the value going on
+//     below while the key's column beside it stays empty (a firm and its address);
 //  3. under it in a grid: a row of labels (possibly stacked over two rows) over rows of values,
 //     each value under the label it overlaps ("INVOICE NO. | DATE | DUE DATE" over their values);
 //  4. right below a label that has nothing after it, with the lines continuing that value.
@@ -45,8 +47,13 @@ function wordKeyValues(textRows: readonly Row[]): KeyValue[] {
   for (const row of rows) for (const pair of checkedBoxes(row)) out.push(pair);
   const inline = rows.flatMap((row) => row.map((p) => ({ phrase: p, pairs: inlinePairs(p) })));
   for (const { pairs } of inline) for (const pair of pairs) out.push(pair);
-  const right = rows.flatMap((row, r) => (startsCaptionBand(rows, r) || headsValueRow(rows, r) ? [] : rightPairs(row, inList(rows, r))));
-  for (const { pair } of right) out.push(pair);
+  // A row of captions over a row of values (stacked keys) pairs by column in the grid pass: neither
+  // row pairs across its own gaps.
+  const right = rows.flatMap((row, r) => (startsCaptionBand(rows, r) || headsValueRow(rows, r) || headsValueRow(rows, r - 1) ? [] : rightPairs(row, inList(rows, r))));
+  for (const { pair, key, value } of right) {
+    keyLinesAbove(rows, pair, key, value);
+    out.push(pair);
+  }
   for (const pair of gridKeyValues(rows)) out.push(pair);
   for (const row of rows) for (const p of row) {
     const kv = belowPair(rows, p);
@@ -59,8 +66,9 @@ function wordKeyValues(textRows: readonly Row[]): KeyValue[] {
     if (!last || last.value_bbox[2] < phrase.bbox[2] - 1) continue;
     carryOn(rows, last, phrase, last.value_bbox[0], 3);
   }
-  // A value right of its key that wraps as a paragraph goes on below, at its own left edge.
-  for (const { pair, value } of right) carryOn(rows, pair, value, value.bbox[0], 0);
+  // A value right of its key goes on below at its own left edge: wrapped as a paragraph, or as
+  // the lines of a name and address while the key's column beside them stays empty.
+  for (const { pair, key, value } of right) carryOn(rows, pair, value, value.bbox[0], 0, key.bbox[0]);
   return out.filter((kv) => /[\p{L}\p{N}]/u.test(kv.value) && isKeyText(kv.key));
 }
 
@@ -68,9 +76,9 @@ function wordKeyValues(textRows: readonly Row[]): KeyValue[] {
  * The pair's value, whose line is `from`, carried on over the rest of that line (`lineParts`) and
  * the lines below that continue it at `left` (`continuedLines`, at most `max` unless wrapped).
  */
-function carryOn(rows: readonly Phrase[][], kv: KeyValue, from: Phrase, left: number, max: number): void {
+function carryOn(rows: readonly Phrase[][], kv: KeyValue, from: Phrase, left: number, max: number, keyLeft?: number): void {
   const parts = lineParts(rows, from);
-  const more = [...parts.slice(1), ...continuedLines(rows, asOneLine(parts), left, max)];
+  const more = [...parts.slice(1), ...continuedLines(rows, asOneLine(parts), left, max, keyLeft)];
   if (!more.length) return;
   kv.value = [kv.value, ...more.map((m) => m.text)].join(' ');
   kv.value_bbox = union([kv.value_bbox, ...more.map((m) => m.bbox)]);
@@ -166,7 +174,7 @@ function runOnRight(rows: readonly Phrase[][], from: Phrase): Phrase | null {
  * which carries on through running text to the paragraph's end, across a line gap of up to a line
  * height (a skewed scan's lines stand further apart in their boxes).
  */
-function continuedLines(rows: readonly Phrase[][], from: Phrase, left: number, max: number): Phrase[] {
+function continuedLines(rows: readonly Phrase[][], from: Phrase, left: number, max: number, keyLeft?: number): Phrase[] {
   const out: Phrase[] = [];
   let paragraph = false;
   for (let cur = from; ; ) {
@@ -174,7 +182,8 @@ function continuedLines(rows: readonly Phrase[][], from: Phrase, left: number, m
     if (!next || next.caption || next.key === 'known') break;
     const close = next.bbox[1] - cur.bbox[3] <= 0.6 * cur.h;
     paragraph = wrapsInto(cur, next, paragraph);
-    if (paragraph ? next.key === 'colon' : !close || out.length >= max || /:/.test(next.text) || isProse(next)) break;
+    const limit = keyLeft !== undefined && besideEmpty(rows[next.row]!, keyLeft, next) ? ADDRESS_LINES : max;
+    if (paragraph ? next.key === 'colon' : !close || out.length >= limit || /:/.test(next.text) || isProse(next)) break;
     next.used = true;
     cur = wholeLine(rows, next);
     out.push(cur);
@@ -194,6 +203,35 @@ const wrapsInto = (cur: Phrase, next: Phrase, inParagraph: boolean) =>
 /** The sentence of `cur` goes on in `next`: `next` starts in lower case, or `cur` ends on a comma or a hyphen. */
 const runsOn = (cur: Phrase, next: Phrase) => /^\p{Ll}/u.test(next.text) || /[,;\-–]$/.test(cur.text);
 
+/** Lines a value right of its key may run on over, below it, while nothing stands in the key's column (an address: firm, name, street, city, phone). */
+const ADDRESS_LINES = 4;
+
+/** Nothing on `row` between the key's left edge and the line `p`: no other key starts beside it. */
+const besideEmpty = (row: readonly Phrase[], keyLeft: number, p: Phrase) => !row.some((q) => q !== p && q.bbox[2] > keyLeft - p.h && q.bbox[0] < p.bbox[0]);
+
+/**
+ * A key printed over two or three lines beside its value ("LORILLARD" over "ENTITIES:"): the lines
+ * right above the key, starting where it starts, set close, with nothing right of them over the
+ * value, are its first words. A key the vocabulary knows is whole already ("ACME Corp" over
+ * "Invoice No:" is a name over a key), and a caption above is a key of its own.
+ */
+function keyLinesAbove(rows: readonly Phrase[][], kv: KeyValue, key: Phrase, value: Phrase): void {
+  if (key.key === 'known' || isKnownLabel(key.text)) return;
+  const lines: Phrase[] = [];
+  for (let cur = key; lines.length < 2; ) {
+    const above = rows[cur.row - 1]?.find((p) => Math.abs(p.bbox[0] - key.bbox[0]) < key.h);
+    if (!above || above.used || above.key === 'colon' || above.key === 'known' || above.caption || /\d/.test(above.text) || cur.bbox[1] - above.bbox[3] > 0.6 * key.h) break;
+    if (rows[above.row]!.some((p) => p !== above && p.bbox[2] > above.bbox[0] && p.bbox[0] < value.bbox[2])) break;
+    lines.unshift(above);
+    cur = above;
+  }
+  if (!lines.length) return;
+  for (const l of lines) l.used = true;
+  const words = [...lines.flatMap((l) => l.words), ...key.words];
+  kv.key = dropColon(wordsText(words));
+  kv.key_bbox = union(words.map((w) => w.bbox));
+}
+
 /** Fewer words than this on a line is a value of its own (a name, a date), not a wrapped sentence. */
 const WRAPPED_LINE_WORDS = 5;
 
@@ -204,7 +242,8 @@ function inlinePairs(p: Phrase): KeyValue[] {
   // Without a colon in its text no word ends in one, glued or not.
   if (p.used || !p.text.includes(':')) return [];
   const ws = splitGlued(p.words);
-  const colons = ws.map((w, i) => (/:$/.test(w.text) ? i : -1)).filter((i) => i >= 0);
+  // "16:" before "29" is a clock time split by OCR (a fax header's "JAN 11 '99 16:29"), no key's end.
+  const colons = ws.map((w, i) => (/:$/.test(w.text) && !(/^\d{1,2}:$/.test(w.text) && /^\d{2}/.test(ws[i + 1]?.text ?? '')) ? i : -1)).filter((i) => i >= 0);
   if (colons.length === 0) return [];
   const out: KeyValue[] = [];
   let keyStart = 0;
@@ -263,8 +302,8 @@ function inList(rows: readonly Phrase[][], r: number): boolean {
 }
 
 /** A key with its value in the next phrase of the row (an unknown phrase only when it reads as a caption or is not in a list of records). */
-function rightPairs(row: Phrase[], listed = false): { pair: KeyValue; value: Phrase }[] {
-  const out: { pair: KeyValue; value: Phrase }[] = [];
+function rightPairs(row: Phrase[], listed = false): { pair: KeyValue; key: Phrase; value: Phrase }[] {
+  const out: { pair: KeyValue; key: Phrase; value: Phrase }[] = [];
   for (let i = 0; i + 1 < row.length; i++) {
     const k = row[i]!;
     const v = row[i + 1]!;
@@ -277,7 +316,7 @@ function rightPairs(row: Phrase[], listed = false): { pair: KeyValue; value: Phr
     // several phrases it is more likely a table's first cell.
     else if (k.key === 'plain' && digits && row.length === 2 && hasValueShape(v.text) && !(listed && !k.caption)) confidence = 0.5;
     if (!confidence) continue;
-    out.push({ pair: pair(k.words, v.words, confidence + shapeBonus(v.words), true), value: v });
+    out.push({ pair: pair(k.words, v.words, confidence + shapeBonus(v.words), true), key: k, value: v });
     k.used = v.used = true;
   }
   return out;
