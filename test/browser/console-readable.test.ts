@@ -4,12 +4,12 @@
 // the pipeline leaves them in, so each screen is seen in exactly that state.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { launchBrowser, screenshot, signedInConsole } from '../helpers/browser.js';
 import { readData } from '../pipeline/data.js';
 import { runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
 import { DEFAULT_TENANT_ID } from '../../src/domain/tenants/bootstrap.js';
 import { newId } from '../../src/lib/ids.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, type Harness, startHarness } from '../helpers/harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 import { ensureWebBuilt } from '../helpers/web-build.js';
 
 let h: Harness;
@@ -20,13 +20,7 @@ beforeAll(async () => {
   await ensureWebBuilt();
   h = await startHarness({}, { workers: 0 });
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.setDefaultTimeout(20_000);
-  await page.goto(`${h.baseUrl}/app/`);
-  await page.getByLabel('Email').fill(ADMIN_EMAIL);
-  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Documents' }).waitFor();
+  page = await signedInConsole(browser, h.baseUrl);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();

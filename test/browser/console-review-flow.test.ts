@@ -4,11 +4,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, apiClient } from '../helpers/api-client.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { launchBrowser, screenshot, signIn, signedInConsole } from '../helpers/browser.js';
 import { data, upload, waitForJob } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID } from '../../src/domain/tenants/bootstrap.js';
 import { newId } from '../../src/lib/ids.js';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, type Harness, startHarness } from '../helpers/harness.js';
+import { ADMIN_EMAIL, type Harness, startHarness } from '../helpers/harness.js';
 import { ensureWebBuilt } from '../helpers/web-build.js';
 
 let h: Harness;
@@ -44,13 +44,7 @@ beforeAll(async () => {
   expect(t.response.status).toBe(201);
   templateId = t.data!.id;
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.setDefaultTimeout(20_000);
-  await page.goto(`${h.baseUrl}/app/`);
-  await page.getByLabel('Email').fill(ADMIN_EMAIL);
-  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Documents' }).waitFor();
+  page = await signedInConsole(browser, h.baseUrl);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -217,9 +211,7 @@ describe('the review screen when the session ends', () => {
     expect((await mine.POST('/v1/auth/sessions/{session_id}/revoke', { params: { path: { session_id: current.session_id } } })).response.status).toBe(200);
     await page.keyboard.press('Control+Enter');
     await page.getByRole('status').filter({ hasText: 'Your session ended' }).waitFor();
-    await page.getByLabel('Email').fill(ADMIN_EMAIL);
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page);
     // Back on the review, the edit and the note are where they were.
     await page.getByRole('status').filter({ hasText: 'unsaved edits to this review were kept' }).waitFor();
     expect(await fieldInput('po_number').inputValue()).toBe('PO-4711');
@@ -242,9 +234,7 @@ describe('the review screen when the session ends', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith('quire.review-draft.')))).toEqual([]);
-    await page.getByLabel('Email').fill(ADMIN_EMAIL);
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page);
     await page.getByRole('heading', { name: 'Documents' }).waitFor();
     await page.goto(`${h.baseUrl}/app/reviews/${other.reviewId}`);
     await page.locator('figure.page-view img').waitFor();

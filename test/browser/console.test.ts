@@ -5,7 +5,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClient, apiClient } from '../helpers/api-client.js';
-import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { launchBrowser, screenshot, signIn } from '../helpers/browser.js';
 import { data, upload, waitFor, waitForJob } from '../helpers/documents.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, type Harness, startHarness } from '../helpers/harness.js';
 import { ensureWebBuilt } from '../helpers/web-build.js';
@@ -366,9 +366,7 @@ describe('the web console', () => {
     expect((await apiClient(h.baseUrl, { token }).POST('/v1/auth/logout')).response.status).toBeLessThan(300);
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await page.getByLabel('Email').fill(ADMIN_EMAIL);
-    await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page);
     await expect.poll(() => page.getByLabel('Tenant').inputValue()).toBe('acme');
     await expect.poll(options).toContain('acme-only');
     await page.getByLabel('Tenant').selectOption('default');

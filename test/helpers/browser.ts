@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Browser, type Page, chromium } from 'playwright-core';
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from './harness.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENS = path.resolve(import.meta.dirname, '../../test-output/screens');
@@ -19,4 +20,21 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENS, `${name}.png`);
   await page.screenshot({ path: file, fullPage: false });
   return file;
+}
+
+/** Fills the console's sign-in form as the harness's platform admin and sends it. */
+export async function signIn(page: Page): Promise<void> {
+  await page.getByLabel('Email').fill(ADMIN_EMAIL);
+  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** A console page (1280×800, 20 s to find what it waits for) signed in as the harness's platform admin, on Documents. */
+export async function signedInConsole(browser: Browser, baseUrl: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.setDefaultTimeout(20_000);
+  await page.goto(`${baseUrl}/app/`);
+  await signIn(page);
+  await page.getByRole('heading', { name: 'Documents' }).waitFor();
+  return page;
 }
