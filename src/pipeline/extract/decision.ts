@@ -1,6 +1,7 @@
 // The review decision (architecture.md "review decision"): field confidences, agreement between
 // two extractions (judge mode) and validation results, against the template's review_thresholds
 // or else the tenant policy, give the job's status and the reasons a person should look at it.
+import { similarity as editSimilarity } from '../../lib/edit-distance.js';
 import { genericPath } from './paths.js';
 import type { ValidationEntry } from './rules.js';
 
@@ -91,15 +92,5 @@ export function agreementOf(a: Record<string, { value: unknown }>, b: Record<str
 function similarity(a: string, b: string): number {
   const x = a.trim().toLowerCase().replace(/\s+/g, ' ');
   const y = b.trim().toLowerCase().replace(/\s+/g, ' ');
-  if (x === y) return 1;
-  const longest = Math.max(x.length, y.length);
-  if (!longest) return 1;
-  // Levenshtein distance, row by row.
-  let prev = Array.from({ length: y.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= x.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= y.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return Math.round((1 - prev[y.length]! / longest) * 1000) / 1000;
+  return Math.round(editSimilarity(x, y) * 1000) / 1000;
 }
