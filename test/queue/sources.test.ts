@@ -150,7 +150,8 @@ describe('s3 source', () => {
     const name = 'Größe Maß – facture été №7.txt';
     await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `eingang/${name}`, Body: 'Unicode name' }));
     const keys = async () => ((await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'eingang/' }))).Contents ?? []).map((o) => o.Key).sort();
-    await waitFor('the object moved to processed/', async () => (await keys()).includes(`eingang/processed/${name}`), 60_000, 200);
+    // A move is a copy, then a delete of the original: both halves are waited for.
+    await waitFor('the object moved to processed/', async () => JSON.stringify(await keys()) === JSON.stringify([`eingang/processed/${name}`]), 60_000, 200);
     expect(await keys()).toEqual([`eingang/processed/${name}`]);
     expect((await jobsOf(id)).map((j) => [j.original_filename, j.status])).toEqual([[name, 'completed']]);
     client.destroy();
