@@ -289,6 +289,22 @@ describe('PUT /v1/templates/{id} and versions', () => {
     expect((await h.request('GET', `/v1/templates/${t.id}`, { token: member })).body.version).toBe(3);
   });
 
+  it("keeps the schema's field order as written, in the template, its versions and an extraction", async () => {
+    // Authors order fields as a form reads (number, then dates, then amounts); the console and
+    // the results list them in that order. Key order is not sorted by length or name.
+    const ordered = { type: 'object', properties: { invoice_number: { type: 'string' }, vendor_name: { type: 'string' }, date: { type: 'string', format: 'date' }, total: { type: 'number' }, tax: { type: 'number' } } };
+    const order = Object.keys(ordered.properties);
+    const t = await create('field-order', { json_schema: ordered });
+    expect(Object.keys(t.json_schema.properties)).toEqual(order);
+    expect(Object.keys((await h.request('GET', `/v1/templates/${t.id}`, { token: member })).body.json_schema.properties)).toEqual(order);
+    await h.request('PUT', `/v1/templates/${t.id}`, { token: admin, body: payload('field-order', { json_schema: ordered, description: 'v2' }) });
+    const versions = await h.request('GET', `/v1/templates/${t.id}/versions`, { token: member });
+    for (const v of versions.body.items) expect(Object.keys(v.template.json_schema.properties), `version ${v.version}`).toEqual(order);
+    const tested = await upload(`/v1/templates/${t.id}/test`, member, { file: new Blob([INVOICE_TEXT], { type: 'text/plain' }) });
+    expect(tested.status, JSON.stringify(tested.body)).toBe(200);
+    expect(Object.keys(tested.body.extraction.fields)).toEqual(order);
+  });
+
   it('validates the update like a create and refuses a name another template has', async () => {
     const t = await create('update-me');
     await create('taken-name');

@@ -19,6 +19,7 @@ import * as pausedTenantJobs from './0017_paused_tenant_jobs.js';
 import * as sourcePollLease from './0018_source_poll_lease.js';
 import * as reviewHistory from './0019_review_history.js';
 import * as pausedTenantClaims from './0020_paused_tenant_claims.js';
+import * as schemaKeyOrder from './0021_schema_key_order.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0018_source_poll_lease': sourcePollLease,
   '0019_review_history': reviewHistory,
   '0020_paused_tenant_claims': pausedTenantClaims,
+  '0021_schema_key_order': schemaKeyOrder,
 };
