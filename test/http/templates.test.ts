@@ -303,6 +303,7 @@ describe('PUT /v1/templates/{id} and versions', () => {
     const tested = await upload(`/v1/templates/${t.id}/test`, member, { file: new Blob([INVOICE_TEXT], { type: 'text/plain' }) });
     expect(tested.status, JSON.stringify(tested.body)).toBe(200);
     expect(Object.keys(tested.body.extraction.fields)).toEqual(order);
+    expect(Object.keys(tested.body.extraction.data)).toEqual(order);
   });
 
   it('validates the update like a create and refuses a name another template has', async () => {
