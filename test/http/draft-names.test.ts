@@ -68,4 +68,15 @@ describe('draft names', () => {
     expect(refused.body.code).toBe('template_name_taken');
     expect((await h.request('GET', `/v1/templates/drafts/${given.body.id}`, { token: member })).body.status).toBe('pending');
   });
+
+  it('drafts made at the same moment from documents of one shop each get a name of their own', async () => {
+    // The shop has a template by now, so the job may wait for review; a draft needs only its reading.
+    const uploaded = await upload(h, member, receiptText(RECEIPT));
+    const job = await waitForJob(h, member, uploaded.body.job_id);
+    const made = await Promise.all(Array.from({ length: 4 }, () => h.request('POST', '/v1/templates/drafts', { token: member, body: { job_ids: [job.job_id] } })));
+    for (const res of made) expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const names = made.map((res) => res.body.proposed_name as string);
+    expect(new Set(names).size, names.join(', ')).toBe(4);
+    for (const name of names) expect(name.startsWith(NAME)).toBe(true);
+  });
 });

@@ -75,9 +75,17 @@ export async function proposeOnMiss(db: Db, job: Pick<Job, 'id' | 'tenant_id'>, 
   // One tenant's misses are compared and proposed one at a time: two similar documents missing
   // at once (a batch on several workers) would otherwise both find no draft and propose two.
   return db.transaction().execute(async (tx) => {
-    await sql`SELECT pg_advisory_xact_lock(hashtext('quire.draft_on_miss'), hashtext(${job.tenant_id}))`.execute(tx);
+    await lockTenantDrafts(tx, job.tenant_id);
     return proposeOnMissIn(tx, job, fingerprint, proposal);
   });
+}
+
+/**
+ * Serialises, per tenant, the steps that look at the pending drafts and then add one: a miss's
+ * comparison and proposal, and the choice of a free name. Held to the end of the transaction.
+ */
+async function lockTenantDrafts(tx: Tx, tenantId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext('quire.draft_on_miss'), hashtext(${tenantId}))`.execute(tx);
 }
 
 async function proposeOnMissIn(db: Tx, job: Pick<Job, 'id' | 'tenant_id'>, fingerprint: Fingerprint, proposal: DraftProposal) {
@@ -141,21 +149,26 @@ export async function createDraft(db: Db, p: Principal, body: DraftCreate) {
   const merged = commonSchema(proposals.map((x) => x.proposal.json_schema));
   const first = proposals[0]!;
   const examples = Object.fromEntries(merged.kept.map((k) => [k, proposals.find((x) => k in x.proposal.field_examples)?.proposal.field_examples[k] ?? null]));
-  const row = await insertDraft(db, p.tenantId, {
-    id: newId('drf'),
-    proposed_by: actorOf(p),
-    proposed_from_job_ids: [...new Set(body.job_ids)],
-    proposed_from_hint: body.hint ?? null,
-    auto_seen_count: 0,
-    // A name the caller gives stays as given: accepting it while a template has it is 409.
-    proposed_name: body.name ?? (await freeDraftName(db, p.tenantId, first.proposal.name)),
-    proposed_description: first.proposal.description,
-    json_schema: merged.json_schema,
-    prompt_overlay: body.hint ?? null,
-    validation_rules: [],
-    field_examples: examples,
-    drafter_notes: `Fields present in at least half of ${proposals.length} document(s): ${merged.kept.length} kept, ${merged.dropped.length} dropped.`,
-    fingerprint: null,
+  // The free name is chosen and taken under the tenant's draft lock: two drafts made at once
+  // would otherwise both find the same name free.
+  const row = await db.transaction().execute(async (tx) => {
+    if (body.name === undefined) await lockTenantDrafts(tx, p.tenantId);
+    return insertDraft(tx, p.tenantId, {
+      id: newId('drf'),
+      proposed_by: actorOf(p),
+      proposed_from_job_ids: [...new Set(body.job_ids)],
+      proposed_from_hint: body.hint ?? null,
+      auto_seen_count: 0,
+      // A name the caller gives stays as given: accepting it while a template has it is 409.
+      proposed_name: body.name ?? (await freeDraftName(tx, p.tenantId, first.proposal.name)),
+      proposed_description: first.proposal.description,
+      json_schema: merged.json_schema,
+      prompt_overlay: body.hint ?? null,
+      validation_rules: [],
+      field_examples: examples,
+      drafter_notes: `Fields present in at least half of ${proposals.length} document(s): ${merged.kept.length} kept, ${merged.dropped.length} dropped.`,
+      fingerprint: null,
+    });
   });
   return presentDraft(row);
 }
