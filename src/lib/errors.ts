@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   invalid_token: 'rule',
   not_a_session: 'rule',
   template_requires_extraction: 'rule',
+  connection_not_destination: 'rule',
   malformed_upload: 'rule',
 
   unauthorized: 'unauthenticated',

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobStatus } from '../../src/db/documents-schema.js';
-import { FILES, createTemplate, upload } from '../helpers/documents.js';
+import { FILES, createTemplate, upload, uploadBatch } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -102,6 +102,29 @@ describe('POST /v1/documents', () => {
     const recorded = await createTemplate(h, admin, 'recorded');
     const withTemplate = await upload(h, member, FILES.invoice, { template_id: recorded });
     expect(withTemplate.body).toMatchObject({ status: 'queued', template_id: recorded });
+  });
+
+  it('answers 400 connection_not_destination for a source-only destination, upload and batch alike; a destination or both connection is taken', async () => {
+    const connection = async (name: string, direction: string) => {
+      const res = await h.request('POST', '/v1/admin/connections', { token: admin, body: { name, protocol: 'local', direction, config: { path: name }, credentials: {} } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as string;
+    };
+    const source = await connection('contract-b-inbox', 'source');
+    const single = await upload(h, member, FILES.invoice, { destination_connection_id: source });
+    expect(single.status, JSON.stringify(single.body)).toBe(400);
+    expect(single.body).toMatchObject({ code: 'connection_not_destination', detail: expect.stringContaining(source) });
+    const batch = await uploadBatch(h, member, [FILES.invoice], { destination_connection_id: source });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(400);
+    expect(batch.body.code).toBe('connection_not_destination');
+    // Nothing was created for the refused requests.
+    expect((await h.request('GET', `/v1/documents?q=${encodeURIComponent('camelot-example.pdf')}&limit=200`, { token: member })).body.items.filter((j: { destination_connection_id: string | null }) => j.destination_connection_id === source)).toEqual([]);
+    for (const direction of ['destination', 'both']) {
+      const id = await connection(`contract-b-${direction}`, direction);
+      const ok = await upload(h, member, FILES.invoice, { destination_connection_id: id });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(202);
+      expect(ok.body.destination_connection_id).toBe(id);
+    }
   });
 
   it('answers the first job again for the same Idempotency-Key and request, 409 for a different request', async () => {

@@ -31,6 +31,8 @@ export function lockLiveConnection(tx: Tx, tenantId: string, connectionId: strin
   return liveRowExists(tx, 'connections', tenantId, connectionId, true);
 }
 
-export function connectionExists(db: Db | Tx, tenantId: string, connectionId: string): Promise<boolean> {
-  return liveRowExists(db, 'connections', tenantId, connectionId);
+/** The direction of a live connection of the tenant (source, destination or both), or undefined. */
+export async function liveConnectionDirection(db: Db | Tx, tenantId: string, connectionId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('connections').select('direction').where('id', '=', connectionId).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+  return row?.direction;
 }

@@ -13,7 +13,7 @@ import { discardStaged } from '../../storage/staging.js';
 import type { Principal } from '../identity/principal.js';
 import { IdempotentReplay, claimKey, replayOf, requestHash } from './idempotency.repository.js';
 import { type JobSummary, SUMMARY_COLUMNS, recordEvent } from './jobs.repository.js';
-import { connectionExists, templateIsLive } from './references.js';
+import { liveConnectionDirection, templateIsLive } from './references.js';
 import { type UploadVerdict, sniffUpload } from './upload-sniff.js';
 
 export interface DocumentsDeps {
@@ -55,8 +55,16 @@ export function assertTemplateFitsMode(templateId: string | null | undefined, mo
 /** 404 for a template or destination that does not exist in the caller's tenant. */
 export async function checkReferences(db: Db | Tx, tenantId: string, refs: { template_id?: string | null; destination_connection_id?: string | null }): Promise<void> {
   if (refs.template_id && !(await templateIsLive(db, tenantId, refs.template_id))) throw notFound(`Template ${refs.template_id}`);
-  if (refs.destination_connection_id && !(await connectionExists(db, tenantId, refs.destination_connection_id))) {
-    throw notFound(`Connection ${refs.destination_connection_id}`);
+  if (refs.destination_connection_id) {
+    const direction = await liveConnectionDirection(db, tenantId, refs.destination_connection_id);
+    if (!direction) throw notFound(`Connection ${refs.destination_connection_id}`);
+    // A source-only connection takes no deliveries: every result sent there would fail.
+    if (direction === 'source') {
+      throw badRequest(
+        'connection_not_destination',
+        `Connection ${refs.destination_connection_id} is a source only and cannot receive results. Name a connection whose direction is destination or both, or change this one's direction (PATCH /v1/admin/connections/${refs.destination_connection_id}).`,
+      );
+    }
   }
 }
 
