@@ -329,6 +329,18 @@ describe('reupload context', () => {
     });
     expect((await h.request('GET', `/v1/documents/${id}/reupload-context`, { token: other })).status).toBe(404);
   });
+
+  it('carries page_cap_policy, so a replacement of a truncated job is truncated too', async () => {
+    const id = await newJob({ processing_mode: 'canonical', page_cap_policy: 'truncate' });
+    const res = await h.request('GET', `/v1/documents/${id}/reupload-context`, { token: member });
+    expect(res.status).toBe(200);
+    expect(res.body.page_cap_policy).toBe('truncate');
+    expect(res.body.upload.fields).toEqual({ processing_mode: 'canonical', page_cap_policy: 'truncate' });
+    // Sending the fields as given makes a job with the same settings.
+    const again = await upload(h, member, FILES.invoice, res.body.upload.fields);
+    expect(again.status, JSON.stringify(again.body)).toBe(202);
+    expect(again.body).toMatchObject({ processing_mode: 'canonical', page_cap_policy: 'truncate' });
+  });
 });
 
 describe('artifacts', () => {

@@ -230,7 +230,8 @@ export async function restoreJob(db: Db, p: Principal, jobId: string): Promise<J
 export async function reuploadContext(db: Db, p: Principal, jobId: string) {
   const job = await findJob(db, p.tenantId, jobId);
   if (!job) throw notFound(`Job ${jobId}`);
-  const fields: Record<string, unknown> = { processing_mode: job.processing_mode };
+  // page_cap_policy is a setting too: a job of a `truncate` batch sent again without it would fail over the cap.
+  const fields: Record<string, unknown> = { processing_mode: job.processing_mode, page_cap_policy: job.page_cap_policy };
   if (job.template_id) fields.template_id = job.template_id;
   if (job.page_range) fields.page_range = job.page_range;
   if (job.destination_connection_id) fields.destination_connection_id = job.destination_connection_id;
@@ -240,6 +241,7 @@ export async function reuploadContext(db: Db, p: Principal, jobId: string) {
     template_id: job.template_id,
     processing_mode: job.processing_mode,
     page_range: job.page_range,
+    page_cap_policy: job.page_cap_policy,
     batch_id: job.batch_id,
     metadata: job.metadata,
     destination_connection_id: job.destination_connection_id,

@@ -112,6 +112,7 @@ export const ReuploadContext = Type.Object({
   template_id: Nullable(Type.String()),
   processing_mode: ProcessingMode,
   page_range: Nullable(Type.String()),
+  page_cap_policy: PageCapPolicy,
   batch_id: Nullable(Type.String()),
   metadata: FreeObject,
   destination_connection_id: Nullable(Type.String()),

@@ -6161,6 +6161,8 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         original_filename: string | null;
+                        /** @enum {string} */
+                        page_cap_policy: "fail" | "truncate";
                         page_range: string | null;
                         /** @enum {string} */
                         processing_mode: "canonical" | "entities" | "extraction";
