@@ -314,6 +314,21 @@ describe('delete and restore', () => {
   });
 });
 
+describe('batch reprocess', () => {
+  it('refuses a template with a mode that does not extract (400) before any job of the batch has finished', async () => {
+    const batch = await uploadBatch(h, member, [FILES.invoice]);
+    expect(batch.status, JSON.stringify(batch.body)).toBe(202);
+    const template = await createTemplate(h, admin, 'contract-b-batch-rule');
+    const res = await h.request('POST', `/v1/batches/${batch.body.batch_id}/reprocess`, { token: member, body: { processing_mode: 'canonical', template_id: template } });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.code).toBe('template_requires_extraction');
+    // The same body on one of its jobs answers the same.
+    const job = await h.request('POST', `/v1/documents/${batch.body.jobs[0].job_id}/reprocess`, { token: member, body: { processing_mode: 'canonical', template_id: template } });
+    expect(job.status).toBe(400);
+    expect(job.body.code).toBe('template_requires_extraction');
+  });
+});
+
 describe('reupload context', () => {
   it('returns the settings to submit a replacement', async () => {
     const id = await newJob({ page_range: '1', processing_mode: 'canonical', metadata: '{"k":1}' });

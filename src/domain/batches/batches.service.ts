@@ -173,6 +173,9 @@ export async function retryFailed(db: Db, p: Principal, batchId: string) {
 /** The job reprocess body applied to every finished job of the batch (the same rules; 400 for any job it does not fit). */
 export async function reprocessBatch(db: Db, p: Principal, batchId: string, body: ReprocessBody = {}) {
   validateReprocessBody(body);
+  // Rule 2 on the body itself: a template with a mode that does not extract is 400 whether or not
+  // any job of the batch has finished yet (each job's kept mode is checked as it is requeued).
+  if (body.processing_mode) assertTemplateFitsMode(body.template_id, body.processing_mode);
   const result = await eachJob(
     db,
     p,
