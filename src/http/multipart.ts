@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { StagedFile } from '../storage/blob-store.js';
 import { UploadTooLargeError, discardStaged, stageStream } from '../storage/staging.js';
 import type { App } from './context.js';
-import { badRequest, payloadTooLarge, unsupportedMedia, validationError } from '../lib/errors.js';
+import { type ValidationItem, badRequest, payloadTooLarge, unsupportedMedia, validationError } from '../lib/errors.js';
 
 export interface ReceivedFile {
   field: string;
@@ -55,6 +55,9 @@ export async function receiveForm(request: FastifyRequest, spec: FormSpec): Prom
   if (!request.isMultipart()) throw unsupportedMedia('unsupported_media_type', 'Send the upload as multipart/form-data.');
   const fields: Record<string, string> = {};
   const files: ReceivedFile[] = [];
+  // A file under another name (`-F metadata=@meta.json`, `files[]`) is refused once the body is
+  // read, never dropped: the job would run without what the client meant to send.
+  const stray: ValidationItem[] = [];
   try {
     for await (const part of request.parts()) {
       if (part.type === 'field') {
@@ -62,8 +65,8 @@ export async function receiveForm(request: FastifyRequest, spec: FormSpec): Prom
         continue;
       }
       if (part.fieldname !== spec.fileField) {
-        // A file under another name is not part of this form: read past it.
         part.file.resume();
+        stray.push({ loc: ['body', part.fieldname], msg: `Only \`${spec.fileField}\` takes files: send ${part.fieldname} as a text field`, type: 'value_error', input: part.filename || null });
         continue;
       }
       if (files.length >= spec.maxFiles) {
@@ -78,6 +81,10 @@ export async function receiveForm(request: FastifyRequest, spec: FormSpec): Prom
   } catch (err) {
     for (const file of files) await discardStaged(file.staged);
     throw asCodedError(err, spec);
+  }
+  if (stray.length) {
+    for (const file of files) await discardStaged(file.staged);
+    throw validationError(stray);
   }
   return { fields, files };
 }
