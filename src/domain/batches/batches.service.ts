@@ -20,6 +20,7 @@ import {
   actorOf,
   assertTemplateFitsMode,
   checkReferences,
+  holdLiveTenant,
   insertJob,
 } from '../documents/submit.service.js';
 import { type UploadVerdict, sniffUpload } from '../documents/upload-sniff.js';
@@ -57,6 +58,7 @@ export async function createBatch(deps: DocumentsDeps, p: Principal, input: Batc
     }
     try {
       const batchId = await db.transaction().execute(async (tx) => {
+        await holdLiveTenant(tx, p);
         const batch = await insertBatch(tx, {
           id: newId('bat'),
           tenant_id: p.tenantId,

@@ -4,13 +4,14 @@
 import type { Config } from '../../config.js';
 import type { Db, Tx } from '../../db/database.js';
 import type { PageCapPolicy, ProcessingMode } from '../../db/documents-schema.js';
-import { badRequest, notFound, unsupportedMedia } from '../../lib/errors.js';
+import { badRequest, notFound, unauthorized, unsupportedMedia } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { notifyQueued } from '../../queue/notify.js';
 import { storeStaged } from '../../storage/blob-registry.js';
 import type { BlobStore, StagedFile } from '../../storage/blob-store.js';
 import { discardStaged } from '../../storage/staging.js';
 import type { Principal } from '../identity/principal.js';
+import { shareLiveTenant } from '../tenants/tenants.repository.js';
 import { IdempotentReplay, claimKey, replayOf, requestHash } from './idempotency.repository.js';
 import { type JobSummary, SUMMARY_COLUMNS, recordEvent } from './jobs.repository.js';
 import { liveConnectionDirection, templateIsLive } from './references.js';
@@ -66,6 +67,18 @@ export async function checkReferences(db: Db | Tx, tenantId: string, refs: { tem
       );
     }
   }
+}
+
+/**
+ * First in a transaction that accepts uploads: holds the tenant row so a deletion cannot commit
+ * in between (tenants.repository.ts shareLiveTenant), and refuses a tenant deleted after the
+ * request was authenticated, as the request's credentials would now be (401; 404 for a platform
+ * admin acting in it, as for any tenant that does not exist). Its jobs would otherwise stay
+ * queued in a deleted tenant, never run and never cancelled.
+ */
+export async function holdLiveTenant(tx: Tx, p: Principal): Promise<void> {
+  if (await shareLiveTenant(tx, p.tenantId)) return;
+  throw p.tenantId === p.homeTenantId ? unauthorized('Your tenant was deleted.') : notFound(`Tenant ${p.tenantId}`);
 }
 
 export interface NewJobInput {
@@ -155,6 +168,7 @@ export async function submitDocument(deps: DocumentsDeps, p: Principal, input: S
     await storeStaged(db, deps.blobs, staged);
     try {
       const job = await db.transaction().execute(async (tx) => {
+        await holdLiveTenant(tx, p);
         const created = await insertJob(tx, {
           tenantId: p.tenantId,
           actor: actorOf(p),

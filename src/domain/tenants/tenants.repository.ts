@@ -56,6 +56,19 @@ export async function findTenantForUpdate(tx: Tx, tenantId: string): Promise<Ten
   return tx.selectFrom('tenants').selectAll().where('id', '=', tenantId).where('deleted_at', 'is', null).forNoKeyUpdate().executeTakeFirst();
 }
 
+/**
+ * Whether the tenant is live, holding its row under FOR SHARE until the transaction ends: a
+ * transaction that gives the tenant new work takes it first. FOR SHARE conflicts with the FOR NO
+ * KEY UPDATE of a deletion (findTenantForUpdate), so the two serialise: a deletion already under
+ * way is waited for and then seen (the row re-read has its deleted_at), and a deletion that comes
+ * later waits for the work to commit and ends it with the rest. Uploads of one tenant share the
+ * lock and do not wait for each other.
+ */
+export async function shareLiveTenant(tx: Tx, tenantId: string): Promise<boolean> {
+  const row = await tx.selectFrom('tenants').select('id').where('id', '=', tenantId).where('deleted_at', 'is', null).forShare().executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Tenant deletion: every session, pending invite/reset token and API key of the tenant stops working. */
 export async function revokeTenantCredentials(db: Db | Tx, tenantId: string, at: Date): Promise<void> {
   const users = db.selectFrom('users').select('id').where('tenant_id', '=', tenantId);
