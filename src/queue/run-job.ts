@@ -333,6 +333,9 @@ export async function extractStage(deps: Pick<RunDeps, 'db' | 'pool'>, job: Job,
     return done({ entities: found.entities!, stages: ['entities'], notes: { generic_entities_enabled: policy.generic_entities_enabled } }, found.pageCount);
   }
   let templateId = job.template_id;
+  // A template the job names is read once, below, at its current version; one chosen by
+  // classification is read at the version classification ranked, though a newer one was saved since.
+  let templateVersion: number | null = null;
   let classification: Record<string, unknown> | null = null;
   let found: ExtractOutput | null = null;
   if (!templateId) {
@@ -351,10 +354,11 @@ export async function extractStage(deps: Pick<RunDeps, 'db' | 'pool'>, job: Job,
         : undefined;
     const choice = await chooseJobTemplate(deps.db, job, found.prepared!, policy, chooser);
     templateId = choice.templateId;
+    templateVersion = choice.templateVersion;
     classification = choice.classification;
   }
   if (!templateId) return done({ entities: found!.entities!, stages: ['entities', 'classification'], classification }, found!.pageCount);
-  const template = await templateForRun(deps.db, job.tenant_id, templateId);
+  const template = await templateForRun(deps.db, job.tenant_id, templateId, templateVersion);
   if (!template) {
     throw new PipelineFailure(
       'template_not_found',

@@ -11,6 +11,12 @@ import { classifyPrepared } from './classification.service.js';
 
 export interface JobTemplateChoice {
   templateId: string | null;
+  /**
+   * The version classification ranked and chose, which the job is extracted with even when the
+   * template gets a new version meanwhile; null for the policy's default_template_id (its current
+   * version when extraction reads it).
+   */
+  templateVersion: number | null;
   classification: Record<string, unknown>;
 }
 
@@ -29,6 +35,7 @@ export async function chooseJobTemplate(
     const fallback = policy.default_template_id ?? null;
     return {
       templateId: fallback,
+      templateVersion: null,
       classification: {
         matched: false,
         template_id: null,
@@ -45,7 +52,7 @@ export async function chooseJobTemplate(
   }
   const { classification, fingerprint } = await classifyPrepared(db, job.tenant_id, doc, chooser);
   const record: Record<string, unknown> = { ...classification };
-  if (classification.matched) return { templateId: classification.template_id, classification: record };
+  if (classification.matched) return { templateId: classification.template_id, templateVersion: classification.version, classification: record };
   const fallback = policy.default_template_id ?? null;
   if (fallback) {
     record.method = 'default_template_id';
@@ -57,5 +64,5 @@ export async function chooseJobTemplate(
     const proposed = await proposeOnMiss(db, job, fingerprint, doc.draft);
     record.draft = { id: proposed.draft.id, status: proposed.draft.status, created: proposed.created, auto_seen_count: proposed.draft.auto_seen_count, ...(proposed.similarity !== null ? { similarity: Math.round(proposed.similarity * 1000) / 1000 } : {}) };
   }
-  return { templateId: fallback, classification: record };
+  return { templateId: fallback, templateVersion: null, classification: record };
 }
