@@ -13,13 +13,14 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TENANT_DELETED_JOB } from '../../src/domain/tenants/tenant-work.js';
+import { CANCELLED_MESSAGE } from '../../src/queue/lease.js';
 import { FILES, upload, uploadBatch, waitFor } from '../helpers/documents.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
 let h: Harness;
 let root: string;
 const tokens: Record<string, string> = {};
-const TENANTS = ['races-single', 'races-deleting', 'races-open', 'races-batch'];
+const TENANTS = ['races-single', 'races-deleting', 'races-open', 'races-batch', 'races-retry'];
 
 beforeAll(async () => {
   h = await startHarness();
@@ -147,6 +148,34 @@ describe('an upload racing the deletion of its tenant', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     expect((await deleting).status).toBe(204);
     expect(await jobsOf(tenant)).toEqual([{ id: res.body.job_id, status: 'failed', failure_code: 'cancelled', failure_message: TENANT_DELETED_JOB }]);
+  });
+
+  it('a retry waits for a deletion in progress, then is refused with 401, leaving the job failed', async () => {
+    const tenant = 'races-retry';
+    const submitted = await upload(h, tokens[tenant]!, FILES.notes, { processing_mode: 'canonical' });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
+    const jobId = submitted.body.job_id;
+    expect((await h.request('POST', `/v1/documents/${jobId}/cancel`, { token: tokens[tenant] })).status).toBe(200);
+
+    const users = await holdUsers(tenant);
+    let deleted = false;
+    const deleting = deleteTenant(tenant).finally(() => {
+      deleted = true;
+    });
+    await waitFor('the deletion to wait at the tenant\'s users, its queued jobs already cancelled', () => waitsOn(users));
+    expect(deleted).toBe(false);
+
+    let answered = false;
+    const retrying = h.request('POST', `/v1/documents/${jobId}/retry`, { token: tokens[tenant] }).finally(() => {
+      answered = true;
+    });
+    await waitFor('the retry to wait for the deletion, or to be answered', async () => answered || (await waitsOnOther(users)));
+    await users.release();
+
+    expect((await deleting).status).toBe(204);
+    const res = await retrying;
+    expect(res.status, JSON.stringify(res.body)).toBe(401);
+    expect(await jobsOf(tenant)).toEqual([{ id: jobId, status: 'failed', failure_code: 'cancelled', failure_message: CANCELLED_MESSAGE }]);
   });
 
   it('refuses a batch of a platform admin acting in the tenant with 404, leaving no batch and no job', async () => {

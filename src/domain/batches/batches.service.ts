@@ -116,15 +116,20 @@ export async function listBatchJobs(db: Db, p: Principal, batchId: string, filte
   return listJobs(db, p.tenantId, { ...filters, batch_id: batchId }, page);
 }
 
-/** Runs `act` on every live job of the batch (locked in id order), then refreshes the batch. */
+/**
+ * Runs `act` on every live job of the batch (locked in id order), then refreshes the batch.
+ * `requeues`: the act may queue jobs again, so the tenant is held first (holdLiveTenant).
+ */
 async function eachJob(
   db: Db,
   p: Principal,
   batchId: string,
+  requeues: boolean,
   act: (tx: Tx, job: JobSummary) => Promise<boolean>,
   after?: (tx: Tx, affected: string[]) => Promise<void>,
 ): Promise<{ batch: Batch; affected: string[] }> {
   return db.transaction().execute(async (tx) => {
+    if (requeues) await holdLiveTenant(tx, p);
     if (!(await findBatch(tx, p.tenantId, batchId))) throw notFound(`Batch ${batchId}`);
     const affected: string[] = [];
     for (const { id } of await lockBatchJobs(tx, p.tenantId, batchId)) {
@@ -143,6 +148,7 @@ export async function cancelBatch(db: Db, p: Principal, batchId: string) {
     db,
     p,
     batchId,
+    false,
     async (tx, job) => {
       if (isTerminal(job.status)) return false;
       await cancelLocked(tx, p, job);
@@ -161,6 +167,7 @@ export async function retryFailed(db: Db, p: Principal, batchId: string) {
     db,
     p,
     batchId,
+    true,
     async (tx, job) => {
       if (job.status !== 'failed' && job.status !== 'rejected') return false;
       await requeue(tx, p, job, 'retried', {}, { via: 'batch' });
@@ -182,6 +189,7 @@ export async function reprocessBatch(db: Db, p: Principal, batchId: string, body
     db,
     p,
     batchId,
+    true,
     async (tx, job) => {
       if (!isTerminal(job.status)) return false;
       await requeue(tx, p, job, 'reprocessed', reprocessChanges(job, body), { changes: body, via: 'batch' });

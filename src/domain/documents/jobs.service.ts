@@ -30,7 +30,7 @@ import {
   requeueTerminal,
   setDeleted,
 } from './jobs.repository.js';
-import { actorOf, assertTemplateFitsMode, checkReferences } from './submit.service.js';
+import { actorOf, assertTemplateFitsMode, checkReferences, holdLiveTenant } from './submit.service.js';
 
 export async function getJob(db: Db, p: Principal, jobId: string) {
   const job = await findJob(db, p.tenantId, jobId);
@@ -84,6 +84,7 @@ export async function cancelLocked(tx: Tx, p: Principal, job: JobSummary): Promi
   return changed;
 }
 
+/** The transaction has called holdLiveTenant first (a deletion must not miss the job it queues). */
 export async function requeue(tx: Tx, p: Principal, job: JobSummary, kind: string, changes: Requeue, detail: Record<string, unknown> = {}): Promise<JobSummary> {
   const updated = await requeueTerminal(tx, p.tenantId, job.id, changes);
   if (!updated) throw conflict('job_not_terminal', `Job ${job.id} is ${job.status}; wait until it finishes.`);
@@ -103,6 +104,7 @@ export async function requeue(tx: Tx, p: Principal, job: JobSummary, kind: strin
 /** failed/rejected → queued with the same input and settings; anything else is 409. */
 export async function retryJob(db: Db, p: Principal, jobId: string): Promise<JobSummary> {
   return db.transaction().execute(async (tx) => {
+    await holdLiveTenant(tx, p);
     const job = await locked(tx, p, jobId);
     if (job.status !== 'failed' && job.status !== 'rejected') {
       const hint = job.status === 'completed' || job.status === 'needs_review' ? ' Use POST /v1/documents/{job_id}/reprocess to run a finished job again.' : ' Wait until it finishes.';
@@ -171,6 +173,7 @@ const KEPT_TEMPLATE_REMEDY = 'Send another template_id, or clear_template: true 
 export async function reprocessJob(db: Db, p: Principal, jobId: string, body: ReprocessBody = {}): Promise<JobSummary> {
   validateReprocessBody(body);
   return db.transaction().execute(async (tx) => {
+    await holdLiveTenant(tx, p);
     const job = await locked(tx, p, jobId);
     const changes = reprocessChanges(job, body);
     if (!isTerminal(job.status)) throw conflict('job_not_terminal', `Job ${jobId} is ${job.status}; only a finished job can be reprocessed. Cancel it first, or wait.`);
@@ -186,6 +189,7 @@ export async function reprocessJob(db: Db, p: Principal, jobId: string, body: Re
  */
 export async function reextractJob(db: Db, p: Principal, jobId: string, body: { template_id?: string | null } = {}): Promise<JobSummary> {
   return db.transaction().execute(async (tx) => {
+    await holdLiveTenant(tx, p);
     const job = await locked(tx, p, jobId);
     if (!isTerminal(job.status)) throw conflict('job_not_terminal', `Job ${jobId} is ${job.status}; wait until it finishes.`);
     if (!(await findCanonicalArtifact(tx, p.tenantId, jobId))) {

@@ -70,11 +70,12 @@ export async function checkReferences(db: Db | Tx, tenantId: string, refs: { tem
 }
 
 /**
- * First in a transaction that accepts uploads: holds the tenant row so a deletion cannot commit
- * in between (tenants.repository.ts shareLiveTenant), and refuses a tenant deleted after the
- * request was authenticated, as the request's credentials would now be (401; 404 for a platform
- * admin acting in it, as for any tenant that does not exist). Its jobs would otherwise stay
- * queued in a deleted tenant, never run and never cancelled.
+ * First in a transaction that queues jobs (uploads, and jobs sent to run again): holds the tenant
+ * row so a deletion cannot commit in between (tenants.repository.ts shareLiveTenant), and refuses
+ * a tenant deleted after the request was authenticated, as the request's credentials would now
+ * be (401; 404 for a platform admin acting in it, as for any tenant that does not exist). Its
+ * jobs would otherwise stay queued in a deleted tenant, never run and never cancelled. First,
+ * because a deletion locks the tenant before the tenant's jobs.
  */
 export async function holdLiveTenant(tx: Tx, p: Principal): Promise<void> {
   if (await shareLiveTenant(tx, p.tenantId)) return;

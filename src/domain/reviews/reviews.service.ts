@@ -13,7 +13,7 @@ import { type ExtractionResult, type FieldResult, type Rule, decide, runRules, s
 import { refreshBatch } from '../batches/batches.repository.js';
 import { assertKeptTemplateLive, requeue, reprocessChanges } from '../documents/jobs.service.js';
 import { artifactsOf, findJob, lockJob, recordEvent } from '../documents/jobs.repository.js';
-import { actorOf, checkReferences } from '../documents/submit.service.js';
+import { actorOf, checkReferences, holdLiveTenant } from '../documents/submit.service.js';
 import type { Principal } from '../identity/principal.js';
 import { templateForRun } from '../templates/templates.service.js';
 import { recordExemplarOfJob } from '../classification/classification.service.js';
@@ -134,6 +134,7 @@ export async function overrideReview(db: Db, p: Principal, reviewId: string, pat
 
 export async function reprocessReview(db: Db, p: Principal, reviewId: string, templateId: string | null = null) {
   await db.transaction().execute(async (tx) => {
+    await holdLiveTenant(tx, p);
     const { review, job } = await lockOpen(tx, p, reviewId);
     if (templateId) await checkReferences(tx, p.tenantId, { template_id: templateId });
     const changes = reprocessChanges(job, templateId ? { template_id: templateId } : {});
