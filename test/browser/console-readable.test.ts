@@ -156,7 +156,7 @@ describe('the review queue', () => {
     await page.goto(`${h.baseUrl}/app/reviews`);
     const reasons = page.locator('table[aria-label="Reviews"] tbody tr', { hasText: 'reasons.pdf' }).getByRole('list', { name: 'Reasons' }).getByRole('listitem');
     await expect.poll(() => reasons.count()).toBe(codes.length);
-    expect(await reasons.allTextContents()).toEqual(['Low confidence: total', 'Engines disagree: invoice_number', 'Rule failed: required:po_number', 'Not found on the page: vendor.name', 'Several rule warnings']);
+    expect(await reasons.allTextContents()).toEqual(['Low confidence: total', 'Engines disagree: invoice_number', 'po_number is required', 'Not found on the page: vendor.name', 'Several rule warnings']);
     expect(await reasons.evaluateAll((items) => items.map((li) => li.getAttribute('title')))).toEqual(codes);
     await screenshot(page, 'review-queue-reasons');
   });

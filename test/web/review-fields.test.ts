@@ -1,6 +1,6 @@
 // The review screen's pure parts: paths, schema types, reasons by field and the merge patch.
 import { describe, expect, it } from 'vitest';
-import { buildPatch, coerce, concerns, describeReason, errorsByField, rankFields, reasonLabel, schemaType } from '../../web/src/screens/review-fields.js';
+import { buildPatch, coerce, concerns, describeReason, errorsByField, rankFields, reasonLabel, ruleIdOf, schemaType } from '../../web/src/screens/review-fields.js';
 
 const schema = {
   type: 'object',
@@ -54,7 +54,10 @@ describe('review fields', () => {
     expect(fields[0]).toMatchObject({ path: 'line_items[1].amount', reasons: ['rule failed: too big', 'low confidence'] });
     expect(fields.find((f) => f.path === 'line_items[0].amount')!.reasons).toEqual(['low confidence']);
     expect(fields.find((f) => f.path === 'total')!.reasons).toEqual([]);
-    expect(general).toEqual(['rule failed: po missing', 'several rule warnings (warn_count)']);
+    expect(general).toEqual([
+      { text: 'rule failed: po missing', code: 'validation:required:po' },
+      { text: 'several rule warnings (warn_count)', code: 'warn_count' },
+    ]);
   });
 });
 
@@ -96,11 +99,43 @@ describe('a refused save by field', () => {
     expect(['low_confidence:total', 'low_agreement:date', 'validation:required:po', 'ungrounded:vendor.name', 'warn_count', 'something_new:x'].map(reasonLabel)).toEqual([
       'Low confidence: total',
       'Engines disagree: date',
-      'Rule failed: required:po',
+      'po is required',
       'Not found on the page: vendor.name',
       'Several rule warnings',
       'something_new:x',
     ]);
     expect(describeReason('ungrounded:vendor.name')).toBe('not found on the page (ungrounded): vendor.name');
+  });
+});
+
+describe('a failed rule in words', () => {
+  it("reads a rule id by its kind, and leaves a rule's own name as a name", () => {
+    expect(
+      ['validation:required:po_number', 'validation:required:vendor,total', 'validation:pattern:invoice_number', 'validation:date_order:issue_date,due_date', 'validation:arithmetic:subtotal+tax=total', 'validation:sum:total', 'validation:vat-check'].map(reasonLabel),
+    ).toEqual([
+      'po_number is required',
+      'vendor and total are required',
+      'invoice_number does not match its pattern',
+      'issue_date and due_date are in the wrong order',
+      'subtotal+tax=total does not hold',
+      'total is not the sum of its items',
+      'Rule failed: vat-check',
+    ]);
+  });
+
+  it("says a failed rule with the template's own message for it, else in words, on the review screen", () => {
+    const rules = [
+      { kind: 'required', field: 'po_number', message: 'Every order needs its PO number.' },
+      { kind: 'arithmetic', params: { expression: 'subtotal + tax = total' }, message: 'The totals do not add up.' },
+      { kind: 'required', field: 'vendor' },
+    ];
+    expect(ruleIdOf(rules[1]!)).toBe('arithmetic:subtotal+tax=total');
+    const { general } = rankFields({ fields: {}, validation: [] }, ['validation:required:po_number', 'validation:arithmetic:subtotal+tax=total', 'validation:required:vendor'], rules);
+    expect(general).toEqual([
+      { text: 'rule failed: Every order needs its PO number.', code: 'validation:required:po_number' },
+      { text: 'rule failed: The totals do not add up.', code: 'validation:arithmetic:subtotal+tax=total' },
+      { text: 'rule failed: vendor is required', code: 'validation:required:vendor' },
+    ]);
+    expect(describeReason('validation:required:po_number')).toBe('rule failed: po_number is required');
   });
 });

@@ -7,7 +7,7 @@ import { Link, Message, Page, Pager, StatusBadge, When, useAction, useCursors, u
 import { navigate } from '../router';
 import { REVIEW_DRAFT as DRAFT } from '../session';
 import { type JobResult, show } from './JobDetail';
-import { buildPatch, coerce, errorsByField, rankFields, reasonLabel, rowOf, schemaType } from './review-fields';
+import { type TemplateRule, buildPatch, coerce, errorsByField, rankFields, reasonLabel, rowOf, schemaType } from './review-fields';
 
 type ReviewStatus = 'pending' | 'in_review' | 'approved' | 'overridden' | 'reprocessed' | 'closed_by_delete';
 
@@ -159,9 +159,11 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
     const versions = must(await api.GET('/v1/templates/{template_id}/versions', { params: { path: { template_id: extraction.template_id }, query: { ...(extraction.template_version ? { version: extraction.template_version } : {}) } } })).items;
     const used = versions.find((v) => v.version === extraction.template_version);
     if (!used) throw new Error(`version ${extraction.template_version} of template ${extraction.template_id} is not kept`);
-    return used.template as { json_schema?: unknown };
+    return used.template as { json_schema?: unknown; validation_rules?: TemplateRule[] };
   }, [extraction?.template_id, extraction?.template_version]);
-  const ranked = useMemo(() => rankFields(extraction, review?.reasons ?? []), [extraction, review]);
+  // A failed rule reads as its own message in the template version the job used, when it has one.
+  const rules = template.data?.validation_rules;
+  const ranked = useMemo(() => rankFields(extraction, review?.reasons ?? [], rules ?? []), [extraction, review, rules]);
   const fields = ranked.fields;
   /** Typed edits need the job's template; without it only approve and reprocess are offered. */
   const editable = !!extraction && !!template.data?.json_schema;
@@ -329,7 +331,7 @@ export function ReviewScreen({ reviewId }: { reviewId: string }) {
         {ranked.general.length > 0 && (
           <div className="review-reasons">
             <h2>Why this review</h2>
-            <ul aria-label="Reasons for the whole review">{ranked.general.map((r) => <li key={r}>{r}</li>)}</ul>
+            <ul aria-label="Reasons for the whole review">{ranked.general.map((r) => <li key={r.code + r.text} title={r.code}>{r.text}</li>)}</ul>
           </div>
         )}
         {review && job && (

@@ -212,8 +212,9 @@ const ruleText = (v: { severity: string; message: string }) => `${v.severity ===
  * that was not extracted), for the top of the screen. Reasons name item fields generically
  * ("low_confidence:line_items[].amount"): they stand under every item's field.
  */
-export function rankFields(x: Extraction | undefined, jobReasons: string[]): { fields: FieldRow[]; general: string[] } {
-  if (!x) return { fields: [], general: jobReasons.map(describeReason) };
+export function rankFields(x: Extraction | undefined, jobReasons: string[], rules: TemplateRule[] = []): { fields: FieldRow[]; general: GeneralReason[] } {
+  const describe = (r: string): GeneralReason => ({ text: describeReason(r, rules), code: r });
+  if (!x) return { fields: [], general: jobReasons.map(describe) };
   const paths = Object.keys(x.fields);
   const placed = new Set<string>();
   const fields = Object.entries(x.fields)
@@ -236,27 +237,101 @@ export function rankFields(x: Extraction | undefined, jobReasons: string[]): { f
       return { path, value: f.value, confidence: f.confidence, evidence: f.evidence ?? [], reasons, risk: risk + (1 - f.confidence) * 10 };
     })
     .sort((a, b) => b.risk - a.risk || a.path.localeCompare(b.path));
-  const general: string[] = [];
+  const general: GeneralReason[] = [];
   // Rule results on no extracted field (a required field that is missing from the template's fields, a rule on the whole data).
-  for (const v of x.validation) if (!v.field || !paths.some((p) => concerns(v.field, p))) general.push(ruleText(v));
+  for (const v of x.validation) if (!v.field || !paths.some((p) => concerns(v.field, p))) general.push({ text: ruleText(v), code: `validation:${v.rule}` });
   for (const r of jobReasons) {
     if (placed.has(r)) continue;
     if (r.startsWith('validation:')) {
       // Shown with its rule's message above or under its field; a rule with no entry is named.
       if (x.validation.some((v) => `validation:${v.rule}` === r)) continue;
     }
-    general.push(describeReason(r));
+    general.push(describe(r));
   }
   return { fields, general };
 }
 
-/** A review reason as a sentence: "warn_count" → "several rule warnings". */
-export function describeReason(r: string): string {
+/** A reason for the whole review: the sentence shown, and the code behind it for the tooltip. */
+export interface GeneralReason {
+  text: string;
+  code: string;
+}
+
+/** A validation rule as a template stores it (spec/decisions.md: {kind, field | fields, params, severity, message, name?}). */
+export interface TemplateRule {
+  kind: string;
+  field?: string;
+  fields?: string[];
+  params?: Record<string, unknown>;
+  message?: string;
+  name?: string;
+}
+
+/**
+ * The id a rule goes by in `validation:<rule>` reasons and validation entries: its name, else
+ * `<kind>:<fields>` (an arithmetic rule: its expression without spaces). The pipeline's ruleId
+ * (src/pipeline/extract/rules.ts) makes it; this reads it back to find the template's rule.
+ */
+export function ruleIdOf(rule: TemplateRule): string {
+  if (rule.name) return rule.name;
+  if (rule.kind === 'arithmetic') return `arithmetic:${String(rule.params?.expression ?? '').replace(/\s+/g, '')}`;
+  return `${rule.kind}:${(rule.field ? [rule.field] : (rule.fields ?? [])).join(',')}`;
+}
+
+/**
+ * A rule id in words: "required:po_number" → "po_number is required". A rule with a name of its
+ * own (not `<kind>:<fields>`) says nothing about what it checks: null.
+ */
+export function ruleInWords(id: string): string | null {
+  const [kind, target] = splitReason(id);
+  if (!target) return null;
+  const fields = target.split(',');
+  const one = fields.length === 1;
+  const list = fields.length > 1 ? `${fields.slice(0, -1).join(', ')} and ${fields[fields.length - 1]}` : target;
+  switch (kind) {
+    case 'required':
+      return `${list} ${one ? 'is' : 'are'} required`;
+    case 'required_if':
+      return `${list} ${one ? 'is' : 'are'} required in this case`;
+    case 'pattern':
+      return `${target} does not match its pattern`;
+    case 'enum':
+      return `${target} is not one of the allowed values`;
+    case 'range':
+      return `${target} is out of its range`;
+    case 'length':
+      return `${target} is too short or too long`;
+    case 'date':
+      return `${target} is not an acceptable date`;
+    case 'date_order':
+      return `${list} are in the wrong order`;
+    case 'sum':
+      return `${target} is not the sum of its items`;
+    case 'arithmetic':
+      return `${target} does not hold`;
+    case 'checksum':
+      return `${target} fails its checksum`;
+    case 'equals':
+      return `${target} is not the expected value`;
+    default:
+      return null;
+  }
+}
+
+/**
+ * A review reason as a sentence: "warn_count" → "several rule warnings". A failed rule reads as
+ * the template's own message for it when `rules` (the template version the job used) has one,
+ * else in words from its id.
+ */
+export function describeReason(r: string, rules: TemplateRule[] = []): string {
   const [kind, target] = splitReason(r);
   if (kind === 'warn_count') return 'several rule warnings (warn_count)';
   if (kind === 'low_confidence') return `low confidence: ${target}`;
   if (kind === 'low_agreement') return `low agreement between engines: ${target}`;
-  if (kind === 'validation') return `rule failed: ${target}`;
+  if (kind === 'validation') {
+    const message = rules.find((rule) => ruleIdOf(rule) === target)?.message;
+    return `rule failed: ${message || ruleInWords(target) || target}`;
+  }
   if (kind === 'ungrounded') return `not found on the page (ungrounded): ${target}`;
   return r;
 }
@@ -272,7 +347,11 @@ export function reasonLabel(r: string): string {
   if (!target) return r;
   if (kind === 'low_confidence') return `Low confidence: ${target}`;
   if (kind === 'low_agreement') return `Engines disagree: ${target}`;
-  if (kind === 'validation') return `Rule failed: ${target}`;
+  if (kind === 'validation') {
+    // "po_number is required" reads as the failure it is (the field keeps its own spelling); a
+    // rule's own name says only which rule.
+    return ruleInWords(target) ?? `Rule failed: ${target}`;
+  }
   if (kind === 'ungrounded') return `Not found on the page: ${target}`;
   return r;
 }
