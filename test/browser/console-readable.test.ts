@@ -39,13 +39,14 @@ const EXTRACTION = {
   },
 };
 
-async function insertJob(values: { status: string; page_count?: number | null; pages_processed?: number; result?: unknown; filename?: string }): Promise<string> {
+async function insertJob(values: { status: string; page_count?: number | null; pages_processed?: number; result?: unknown; filename?: string; tenant?: string; failure?: [string, string] }): Promise<string> {
   const id = newId('job');
   await h.db
     .insertInto('jobs')
     .values({
       id,
-      tenant_id: DEFAULT_TENANT_ID,
+      tenant_id: values.tenant ?? DEFAULT_TENANT_ID,
+      ...(values.failure ? { failure_code: values.failure[0], failure_message: values.failure[1] } : {}),
       status: values.status,
       processing_mode: 'extraction',
       original_filename: values.filename ?? 'invoice.pdf',
@@ -63,14 +64,14 @@ async function insertJob(values: { status: string; page_count?: number | null; p
   return id;
 }
 
-async function insertReview(jobId: string, values: { status: string; reasons?: string[]; resolved_by?: string; note?: string }): Promise<string> {
+async function insertReview(jobId: string, values: { status: string; reasons?: string[]; resolved_by?: string; note?: string; tenant?: string }): Promise<string> {
   const id = newId('rev');
   const decided = values.status !== 'pending' && values.status !== 'in_review';
   await h.db
     .insertInto('reviews')
     .values({
       id,
-      tenant_id: DEFAULT_TENANT_ID,
+      tenant_id: values.tenant ?? DEFAULT_TENANT_ID,
       job_id: jobId,
       status: values.status,
       reasons: values.reasons ?? [],
@@ -176,8 +177,16 @@ describe('who decided a review', () => {
     expect(await decision.locator('.person').getAttribute('title')).toBe(dana.id);
     await screenshot(page, 'review-decided-by-admin-view');
 
-    const byKey = await insertReview(jobId, { status: 'approved', resolved_by: 'key_01JZZZZZZZZZZZZZZZZZZZZZZZ' });
+    // A tenant-wide key (the only kind a decision is recorded by: an own key records its owner) is named by its name, read from the tenant's key list.
+    const key = await h.request('POST', '/v1/admin/api-keys', { token: await h.adminToken(), body: { name: 'console-ingest-bot' } });
+    expect(key.status).toBe(201);
+    const byKey = await insertReview(jobId, { status: 'approved', resolved_by: key.body.public_id });
     await page.goto(`${h.baseUrl}/app/reviews/${byKey}`);
+    await expect.poll(() => decision.textContent()).toContain('by the API key “console-ingest-bot”');
+    expect(await decision.locator('.person').getAttribute('title')).toBe(key.body.public_id);
+    // A key the list does not hold (deleted with its tenant's data) is still an API key.
+    const byGoneKey = await insertReview(jobId, { status: 'approved', resolved_by: 'key_01JZZZZZZZZZZZZZZZZZZZZZZZ' });
+    await page.goto(`${h.baseUrl}/app/reviews/${byGoneKey}`);
     await expect.poll(() => decision.textContent()).toContain('by an API key');
 
     // A member: GET /v1/admin/users/{id} answers 403, so the screen does not ask and says "another user".
@@ -194,10 +203,37 @@ describe('who decided a review', () => {
       await expect.poll(() => seen.textContent()).toContain('by another user');
       expect(await seen.textContent()).not.toContain(dana.id);
       expect(await seen.locator('.person').getAttribute('title')).toBe(dana.id);
+      // Nor may a member read the tenant's keys: the key stays "an API key".
+      await member.goto(`${h.baseUrl}/app/reviews/${byKey}`);
+      await expect.poll(() => seen.textContent()).toContain('by an API key');
       expect(asked).toEqual([]);
       await screenshot(member, 'review-decided-by-member-view');
     } finally {
       await member.close();
+    }
+  });
+});
+
+describe('who decided a review in another tenant', () => {
+  it('names a platform admin from outside the tenant to a platform admin acting in it', async () => {
+    const tenant = 'console-h6-elsewhere';
+    await h.seedTenant(tenant, 'Console elsewhere');
+    // Another platform admin (home: the default tenant) decided a review in that tenant.
+    const pat = await h.seedUser(DEFAULT_TENANT_ID, 'platform_admin', { email: 'console-pat@quire.test' });
+    await h.db.updateTable('users').set({ display_name: 'Pat Operator' }).where('id', '=', pat.id).execute();
+    const jobId = await insertJob({ status: 'completed', page_count: 1, pages_processed: 1, result: EXTRACTION, filename: 'elsewhere.pdf', tenant });
+    const reviewId = await insertReview(jobId, { status: 'approved', resolved_by: pat.id, tenant });
+    const viewer = await signedInConsole(browser, h.baseUrl);
+    try {
+      await viewer.getByLabel('Tenant').selectOption(tenant);
+      await viewer.getByRole('heading', { name: 'Documents' }).waitFor();
+      await viewer.goto(`${h.baseUrl}/app/reviews/${reviewId}`);
+      const decision = viewer.getByRole('status').filter({ hasText: 'Decided: approved' });
+      await expect.poll(() => decision.textContent()).toContain('by Pat Operator (console-pat@quire.test)');
+      expect(await decision.locator('.person').getAttribute('title')).toBe(pat.id);
+      await screenshot(viewer, 'review-decided-by-platform-admin');
+    } finally {
+      await viewer.close();
     }
   });
 });
