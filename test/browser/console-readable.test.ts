@@ -146,6 +146,27 @@ describe('a slide without a page image', () => {
     await text.scrollIntoViewIfNeeded();
     await screenshot(page, 'job-slide-table');
   });
+
+  it("draws one table row's cells at one size, the smallest that fits each of them", async () => {
+    // tbl-cell.pptx, slide 1, first row: four cells whose own widths would fit their texts at four sizes.
+    const canonical = toCanonicalJson(await runCanonical(readData('pptx-python-pptx/files/tbl-cell.pptx')));
+    const row = canonical.pages[0]!.tables[0]!.cells.filter((c) => c.row === 0 && c.text !== '');
+    expect(row.map((c) => c.text)).toEqual(['having custom margins', 'vert anchor is inherited', 'vert anchor is top', 'vert anchor is bottom']);
+    const jobId = await insertJob({ status: 'completed', page_count: 3, pages_processed: 3, result: { canonical }, filename: 'tbl-cell-row.pptx' });
+    await page.goto(`${h.baseUrl}/app/jobs/${jobId}`);
+    const svg = page.locator('figure.page-view svg');
+    await svg.locator('text.page-text').first().waitFor();
+    const drawn = await svg.locator('text.page-text').evaluateAll((texts) => texts.map((t) => ({ text: t.textContent, size: Number(t.getAttribute('font-size')), width: (t as SVGTextElement).getBBox().width })));
+    const cells = row.map((c) => drawn.find((d) => d.text === c.text)!);
+    // Each cell's own fit (three quarters of its height, at most its width at half an em a letter): not all the same.
+    const fits = row.map((c) => Math.min((c.bbox[3] - c.bbox[1]) * 0.75, (c.bbox[2] - c.bbox[0]) / (c.text.length * 0.5)));
+    expect(new Set(fits.map((f) => f.toFixed(2))).size).toBeGreaterThan(1);
+    expect(cells.map((c) => c.size.toFixed(2))).toEqual(row.map(() => Math.min(...fits).toFixed(2)));
+    // Drawn smaller than its own fit, a cell's text is not stretched across the cell.
+    for (const [i, c] of cells.entries()) expect(c.width).toBeLessThanOrEqual(row[i]!.bbox[2] - row[i]!.bbox[0] + 0.5);
+    expect(Math.min(...cells.map((c, i) => row[i]!.bbox[2] - row[i]!.bbox[0] - c.width))).toBeLessThan(0.5);
+    expect(Math.max(...cells.map((c, i) => row[i]!.bbox[2] - row[i]!.bbox[0] - c.width))).toBeGreaterThan(5);
+  });
 });
 
 describe('the review queue', () => {

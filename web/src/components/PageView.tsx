@@ -2,6 +2,7 @@
 // highlighted evidence box, and (when the caller wants them) clickable words.
 import { useEffect, useState } from 'react';
 import { api } from '../api/client';
+import { pageTexts } from './page-text';
 
 export type BBox = [number, number, number, number];
 export interface Word {
@@ -99,20 +100,11 @@ export function PageView({ page, artifacts, layers, highlights = [], marks = [],
       <svg viewBox={`0 0 ${page.width} ${page.height}`} preserveAspectRatio="none" aria-label={`Layout of page ${page.page_number}`} role="img">
         {/* Without a page image the words themselves stand in for it, so evidence boxes sit on readable text. */}
         {!image &&
-          page.blocks.flatMap((b) => b.lines.flatMap((l) => l.words)).map((w, i) => {
-            const [x0, y0, x1, y1] = w.bbox;
-            // A box taller than a line (a table cell's text is one word with the cell's box) would draw
-            // its text as tall as the cell and squeezed to its width: the size also fits the width, at
-            // about half an em a character, and the text then stands at the top of its box.
-            const byHeight = y1 - y0 > 0 ? (y1 - y0) * 0.75 : 10;
-            const size = x1 > x0 && w.text.length > 0 ? Math.min(byHeight, (x1 - x0) / (w.text.length * 0.5)) : byHeight;
-            const baseline = y1 > y0 ? Math.min(y1 - (y1 - y0) * 0.25, y0 + size * 1.1) : y0;
-            return (
-              <text key={`x${i}`} className="page-text" x={x0} y={baseline} fontSize={size} {...(x1 > x0 ? { textLength: x1 - x0, lengthAdjust: 'spacingAndGlyphs' } : {})}>
-                {w.text}
-              </text>
-            );
-          })}
+          pageTexts(page).map((t, i) => (
+            <text key={`x${i}`} className="page-text" x={t.x} y={t.y} fontSize={t.size} {...(t.width !== undefined ? { textLength: t.width, lengthAdjust: 'spacingAndGlyphs' } : {})}>
+              {t.text}
+            </text>
+          ))}
         {layers.blocks && page.blocks.map((b, i) => <rect key={`b${i}`} className={`box box-block box-${b.type}`} {...rect(b.bbox)}><title>{`${b.type}: ${b.text.slice(0, 80)}`}</title></rect>)}
         {layers.tables && page.tables.map((t, i) => <rect key={`t${i}`} className="box box-table" {...rect(t.bbox)}><title>{`table ${t.rows}×${t.cols}`}</title></rect>)}
         {layers.keyValues &&
