@@ -22,7 +22,16 @@ export function useTemplates() {
   return useLoad(async () => must(await api.GET('/v1/templates', { params: { query: { limit: 200 } } })).items as { id: string; name: string; active?: boolean }[], []);
 }
 
-function Uploader({ onUploaded }: { onUploaded: () => void }) {
+/** What the list knows of a job an upload made: its status and why it failed. */
+type JobState = { status: string; failure_code?: string | null; failure_message?: string | null };
+
+/** A failed or rejected job's reason in plain words, with its code on hover (a page range past the document's end, for one). */
+export function FailureText({ job }: { job: JobState }) {
+  if (!job.failure_code && !job.failure_message) return null;
+  return <span className="error-text failure" title={job.failure_code ?? undefined}>{job.failure_message ?? job.failure_code}</span>;
+}
+
+function Uploader({ onUploaded, jobs }: { onUploaded: () => void; jobs: Map<string, JobState> }) {
   const templates = useTemplates();
   const [templateId, setTemplateId] = useState('');
   const [mode, setMode] = useState<(typeof MODES)[number]>('extraction');
@@ -121,7 +130,13 @@ function Uploader({ onUploaded }: { onUploaded: () => void }) {
               <span className="name">{r.name}</span>
               <progress max={1} value={r.progress} aria-label={`Upload progress of ${r.name}`} />
               <span>
-                {r.state === 'done' && r.jobId ? <Link to={`/jobs/${r.jobId}`}>{r.jobId}</Link> : r.state === 'failed' ? <span className="error-text">{r.message}</span> : `${Math.round(r.progress * 100)}%`}
+                {r.state === 'done' && r.jobId ? (
+                  <>
+                    <Link to={`/jobs/${r.jobId}`}>{r.jobId}</Link>
+                    {/* Accepted is not done: a job that then fails (a page range past the document's end) says why here too. */}
+                    {jobs.get(r.jobId)?.failure_code && <> <FailureText job={jobs.get(r.jobId)!} /></>}
+                  </>
+                ) : r.state === 'failed' ? <span className="error-text">{r.message}</span> : `${Math.round(r.progress * 100)}%`}
               </span>
             </li>
           ))}
@@ -154,7 +169,7 @@ export function Documents() {
   };
   return (
     <Page title="Documents">
-      <Uploader onUploaded={() => void jobs.reload()} />
+      <Uploader onUploaded={() => void jobs.reload()} jobs={new Map((jobs.data?.items ?? []).map((j) => [j.job_id, j]))} />
       <div className="card">
         <h2>Jobs</h2>
         <form className="row filters" role="search" onSubmit={(e) => e.preventDefault()}>
@@ -196,6 +211,7 @@ export function Documents() {
                 </td>
                 <td>
                   <StatusBadge status={j.status} />
+                  {j.failure_code && <> <FailureText job={j} /></>}
                 </td>
                 <td>{j.processing_mode}</td>
                 <td>{j.page_count ?? '—'}</td>

@@ -5,7 +5,7 @@ import { api, must } from '../api/client';
 import { type Artifact, type CanonicalPage, type Layers, PageView } from '../components/PageView';
 import { Link, Message, Page, StatusBadge, When, useAction, useLoad } from '../components/ui';
 import { navigate } from '../router';
-import { MODES } from './Documents';
+import { FailureText, MODES } from './Documents';
 
 const TERMINAL = ['completed', 'needs_review', 'rejected', 'failed'];
 
@@ -118,7 +118,7 @@ export function JobDetail({ jobId }: { jobId: string }) {
             <dt>Finished</dt>
             <dd><When at={j.finished_at} /></dd>
             {j.batch_id && (<><dt>Batch</dt><dd><Link to={`/batches/${j.batch_id}`}>{j.batch_id}</Link></dd></>)}
-            {j.failure_code && (<><dt>Failure</dt><dd className="error-text">{j.failure_code}: {j.failure_message}</dd></>)}
+            {j.failure_code && (<><dt>Failure</dt><dd><FailureText job={j} /></dd></>)}
           </dl>
 
           <div className="card actions" aria-label="Actions">
