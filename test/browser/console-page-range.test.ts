@@ -11,7 +11,7 @@ import { ensureWebBuilt } from '../helpers/web-build.js';
 
 // One page.
 const AZURE = data('invoice2data/compare/AzureInterior.pdf');
-const SAID = 'pages 5-9 asked for, but the document has 1 page';
+const SAID = 'pages 5-9 asked for, but the document has 1 page. Reprocess the job with a page_range within page 1';
 
 let h: Harness;
 let browser: Browser;

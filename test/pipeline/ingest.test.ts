@@ -87,6 +87,9 @@ describe('page ranges', () => {
 
   it('names the page count when a range runs past the document', () => {
     expect(() => selectPages(parsePageRange('2-9'), 3)).toThrow(/pages 2-9 asked for, but the document has 3 pages/);
+    // The range is well formed: the message says which pages exist, not how to spell a range.
+    expect(() => selectPages(parsePageRange('2-9'), 3)).toThrow(/has 3 pages\. Reprocess the job with a page_range within pages 1-3, or without one to read every page\.$/);
+    expect(() => selectPages(parsePageRange('5'), 1)).toThrow(/page 5 asked for, but the document has 1 page\. Reprocess the job with a page_range within page 1,/);
   });
 });
 

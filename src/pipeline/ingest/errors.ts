@@ -68,6 +68,13 @@ export const pageCapExceeded = (pages: number, cap: number, ranged: boolean) =>
 export const invalidPageRange = (detail: string) =>
   new PipelineError('invalid_page_range', `The page range is not valid: ${detail}. Use pages and spans such as "1-3,7".`);
 
+/** A well-formed range that runs past the document: the way on is a range within its pages, not another spelling. */
+export const pageRangePastEnd = (asked: string, pageCount: number) =>
+  new PipelineError(
+    'invalid_page_range',
+    `The page range is not valid: ${asked} asked for, but the document has ${pageCount} page${pageCount === 1 ? '' : 's'}. Reprocess the job with a page_range within ${pageCount === 1 ? 'page 1' : `pages 1-${pageCount}`}, or without one to read every page.`,
+  );
+
 export const resourceLimit = (detail: string) =>
   new PipelineError(
     'resource_limit',

@@ -1,7 +1,7 @@
 // `page_range` as accepted by POST /v1/documents: 1-based pages and inclusive spans, comma
 // separated ("1-3,7"). Parsing happens twice: at upload (syntax only, so a typo is a 422 there)
 // and in the pipeline, once the page count is known (so "9" on a 3-page file fails clearly).
-import { invalidPageRange } from './errors.js';
+import { invalidPageRange, pageRangePastEnd } from './errors.js';
 
 export interface PageSpan {
   from: number;
@@ -37,7 +37,7 @@ export function selectPages(spans: PageSpan[] | undefined, pageCount: number): n
   for (const { from, to } of spans) {
     if (to > pageCount) {
       const what = from === to ? `page ${from}` : `pages ${from}-${to}`;
-      throw invalidPageRange(`${what} asked for, but the document has ${pageCount} page${pageCount === 1 ? '' : 's'}`);
+      throw pageRangePastEnd(what, pageCount);
     }
     for (let p = from; p <= to; p++) selected.add(p - 1);
   }
