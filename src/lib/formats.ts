@@ -1,10 +1,16 @@
-// JSON Schema `format` checks: ajv-formats' full formats, except `url`. Its regex (dperini's)
-// backtracks cubically in V8 ("http://" + ":@a.aa/" × 600 + " " takes 0.2 s, × 1,400 three
-// seconds), and a tenant's template may ask for it on text a model wrote. The same language is
+// JSON Schema `format` checks: ajv-formats' full formats, with `url` and the formats of JSON
+// Schema 2020-12 that ajv-formats lacks (`iri`, `iri-reference`, `idn-hostname`, `idn-email`,
+// src/lib/formats/) checked in linear time: a tenant's template may ask for any of them on text
+// a model wrote. ajv-formats' `url` regex (dperini's) backtracks cubically in V8
+// ("http://" + ":@a.aa/" × 600 + " " takes 0.2 s, × 1,400 three seconds); the same language is
 // checked here in the linear-time engine: its three look-aheads (no private IPv4 ranges) are
 // spelled as alternatives, and `\s` as JavaScript's set (RE2's is ASCII only).
 import type { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { formatNames as ajvFormatNames } from 'ajv-formats/dist/formats.js';
+import { isIdnEmail } from './formats/idn-email.js';
+import { isIdnHostname } from './formats/idn-hostname.js';
+import { isIri, isIriReference } from './formats/iri.js';
 import { compileLinear } from './linear-regex.js';
 
 const addAjvFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -27,9 +33,20 @@ export const URL_SOURCE = String.raw`^(?:https?|ftp)://(?:${NOT_SPACE}+(?::${NOT
 
 const url = compileLinear(URL_SOURCE, 'iu');
 
-/** Adds every format to `ajv`, `url` checked in linear time. */
+const OWN_FORMATS: Record<string, (text: string) => boolean> = {
+  url: (text) => url.test(text),
+  iri: isIri,
+  'iri-reference': isIriReference,
+  'idn-hostname': isIdnHostname,
+  'idn-email': isIdnEmail,
+};
+
+/** Every format name `addFormats` checks: JSON Schema 2020-12's, and ajv-formats' OpenAPI ones (int32, byte …). */
+export const FORMAT_NAMES: ReadonlySet<string> = new Set([...ajvFormatNames, ...Object.keys(OWN_FORMATS)]);
+
+/** Adds every format to `ajv`, those of OWN_FORMATS checked in linear time. */
 export function addFormats(ajv: Ajv): Ajv {
   addAjvFormats(ajv);
-  ajv.addFormat('url', { type: 'string', validate: (text: string) => url.test(text) });
+  for (const [name, validate] of Object.entries(OWN_FORMATS)) ajv.addFormat(name, { type: 'string', validate });
   return ajv;
 }

@@ -2,7 +2,7 @@
 // compiles (describing an object with properties), and every validation rule well-formed for its
 // kind and naming fields of that schema. Problems come back as 422 items located in the body.
 import { Ajv, type ErrorObject } from 'ajv';
-import { addFormats } from '../../lib/formats.js';
+import { FORMAT_NAMES, addFormats } from '../../lib/formats.js';
 import type { ValidationItem } from '../../lib/errors.js';
 import { ajvLinearRegExp } from '../../lib/linear-regex.js';
 import { MAX_FIELD_DEPTH, MAX_FIELDS, checkRule, expressionError, fieldsBeyondLimits, schemaFields } from '../../pipeline/extract/index.js';
@@ -43,12 +43,43 @@ function prototypeKeyProperty(schema: Record<string, unknown>, root: (string | n
   return null;
 }
 
+// What Ajv logs when it compiles a `format` it has no check for; it then checks nothing there.
+const IGNORED_FORMAT = /^unknown format "([^]*)" ignored in schema at path "#([^]*)"$/;
+
+/** An Ajv logger that collects the formats Ajv ignored and passes every other message on. */
+function formatCollector(ignored: Map<string, string>) {
+  return {
+    log: () => {},
+    warn: (...args: unknown[]) => {
+      const m = IGNORED_FORMAT.exec(String(args[0]));
+      if (m) ignored.set(m[2]!, m[1]!);
+      else console.warn(...args);
+    },
+    error: (...args: unknown[]) => console.error(...args),
+  };
+}
+
+/**
+ * A `format` no check exists for is refused at its place in the schema: a template that asks for
+ * "po-number" expects it checked, and Ajv would only skip it. JSON Schema 2020-12 has an
+ * implementation fail on unknown formats wherever formats assert, as they do here.
+ */
+function unknownFormatProblems(ignored: Map<string, string>, root: (string | number)[]): ValidationItem[] {
+  return [...ignored].map(([schemaPath, name]) => ({
+    loc: [...root, ...segments(schemaPath.split('/').map((s) => decodeURIComponent(s)).join('/')), 'format'],
+    msg: `Unknown format '${name}': the formats checked are ${[...FORMAT_NAMES].join(', ')}; describe a value of your own with "pattern" instead`,
+    type: 'json_schema_invalid',
+    input: name,
+  }));
+}
+
 /** Problems with `json_schema` (loc under `root`, e.g. ['body', 'json_schema']). */
 export function checkJsonSchema(schema: Record<string, unknown>, root: (string | number)[]): ValidationItem[] {
   // A fresh Ajv per check: a schema's own $id must not collide with one compiled earlier. Its
   // patterns compile in the linear-time engine extraction runs them in, so one RE2 cannot run
   // (a backreference, a lookaround) is refused here rather than skipped at every extraction.
-  const ajv = addFormats(new Ajv({ strict: false, allErrors: true, validateSchema: true, code: { regExp: ajvLinearRegExp } }));
+  const ignoredFormats = new Map<string, string>();
+  const ajv = addFormats(new Ajv({ strict: false, allErrors: true, validateSchema: true, code: { regExp: ajvLinearRegExp }, logger: formatCollector(ignoredFormats) }));
   if (!ajv.validateSchema(schema)) {
     const errors = (ajv.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
     return (errors.length ? errors : ajv.errors ?? []).slice(0, 20).map((e) => schemaProblem(e, root));
@@ -58,6 +89,7 @@ export function checkJsonSchema(schema: Record<string, unknown>, root: (string |
   } catch (err) {
     return [{ loc: root, msg: `Not a valid JSON Schema: ${(err as Error).message}`, type: 'json_schema_invalid' }];
   }
+  if (ignoredFormats.size) return unknownFormatProblems(ignoredFormats, root);
   const type = schema.type;
   if (type !== undefined && type !== 'object' && !(Array.isArray(type) && type.includes('object'))) {
     return [{ loc: [...root, 'type'], msg: 'json_schema describes the extracted data, which is an object: use "type": "object" with "properties"', type: 'value_error', input: type }];
