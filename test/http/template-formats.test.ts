@@ -135,6 +135,24 @@ describe('formats a model answer is checked against', () => {
   });
 });
 
+describe('a date-time field', () => {
+  it('keeps the date and time the model read, where it was cut to a date that its format then refused', async () => {
+    const t = await h.request('POST', '/v1/templates', {
+      token: admin,
+      body: { name: 'formats-issued', json_schema: { type: 'object', properties: { invoice_number: { type: 'string' }, issued: { type: 'string', format: 'date-time' } } } },
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(201);
+    vlm.seen.length = 0;
+    vlm.handle((req) => completion(req, { invoice_number: 'INV-9001', issued: '2024-03-05T10:00:00Z' }));
+    const text = `${DOCUMENT}\nIssued: 2024-03-05T10:00:00Z`;
+    const res = await upload(h, member, { name: 'issued.txt', bytes: Buffer.from(text) }, { template_id: t.body.id });
+    await waitForJob(h, member, res.body.job_id, undefined, 60_000);
+    const job = (await h.request('GET', `/v1/documents/${res.body.job_id}`, { token: member })).body;
+    expect(job.result.extraction.data).toEqual({ invoice_number: 'INV-9001', issued: '2024-03-05T10:00:00Z' });
+    expect(vlm.seen).toHaveLength(1);
+  });
+});
+
 describe('a format no check exists for', () => {
   it('is refused when the template is saved, at its place in the schema', async () => {
     const custom = {

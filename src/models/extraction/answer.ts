@@ -3,6 +3,7 @@
 // then the whole checked against the template's JSON schema. What fails is reported back to the
 // model once (extract.ts); what still fails is dropped, never guessed.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { addFormats } from '../../lib/formats.js';
 import { type DateOrder, parseDate } from '../../pipeline/entities/dates.js';
 import { parseAmount } from '../../pipeline/entities/money.js';
@@ -14,6 +15,7 @@ import { ajvLinearRegExp } from '../../lib/linear-regex.js';
 // The template's schema is the tenant's: its patterns check model answers in the linear-time engine.
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false, code: { regExp: ajvLinearRegExp } }));
 const validators = new WeakMap<object, ValidateFunction>();
+const isDateTime = (fullFormats['date-time'] as { validate: (text: string) => boolean }).validate;
 
 /** One value of the answer by its field path: "vendor.name", "tags[1]", "lines[0].qty". */
 export type FlatAnswer = Map<string, unknown>;
@@ -60,6 +62,8 @@ export function coerceValue(spec: Pick<FieldSpec, 'type' | 'format' | 'enum'>, r
       return { value: n };
     }
     case 'date': {
+      // A date-time field keeps the time read with the date: cut to the date, its format would refuse it.
+      if (spec.format === 'date-time' && typeof raw === 'string' && isDateTime(raw.trim())) return { value: raw.trim() };
       const iso = typeof raw === 'string' ? (/^\d{4}-\d{2}-\d{2}$/.test(raw.trim()) ? raw.trim() : parseDate(raw, dates?.dateOrder ?? null, dates?.dateOrderGuess ?? null)) : null;
       return iso ? { value: iso } : { error: `expected a date as YYYY-MM-DD, got ${JSON.stringify(raw)}` };
     }
