@@ -5,7 +5,8 @@ import { compileLinear } from '../linear-regex.js';
 import { isIdnHostname } from './idn-hostname.js';
 import { IPV4_SOURCE, IPV6_SOURCE } from './ip.js';
 
-const NON_ASCII = String.raw`\x{80}-\x{10ffff}`;
+// UTF8-non-ascii (RFC 6532): any character beyond ASCII, a lone surrogate (no character) aside.
+const NON_ASCII = String.raw`\x{80}-\x{d7ff}\x{e000}-\x{10ffff}`;
 const ATOM = `[A-Za-z0-9!#$%&'*+/=?^_\`{|}~\\-${NON_ASCII}]+`;
 const DOT_STRING = String.raw`${ATOM}(?:\.${ATOM})*`;
 // qtextSMTP (printable ASCII but `"` and `\`) or a quoted pair (`\` and any printable ASCII).

@@ -31,7 +31,7 @@ const TAIL = `(?:\\?${IQUERY})?(?:#${IFRAGMENT})?`;
 
 const IHIER_PART = `//${IAUTHORITY}${IPATH_ABEMPTY}|${IPATH_ABSOLUTE}|${IPATH_ROOTLESS}|`;
 const IRELATIVE_PART = `//${IAUTHORITY}${IPATH_ABEMPTY}|${IPATH_ABSOLUTE}|${IPATH_NOSCHEME}|`;
-export const IRI_SOURCE = `^${SCHEME}:(?:${IHIER_PART})${TAIL}$`;
+const IRI_SOURCE = `^${SCHEME}:(?:${IHIER_PART})${TAIL}$`;
 const IRELATIVE_REF_SOURCE = `^(?:${IRELATIVE_PART})${TAIL}$`;
 
 const iri = compileLinear(IRI_SOURCE, 'u');
