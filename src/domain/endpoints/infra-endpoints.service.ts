@@ -33,7 +33,7 @@ async function findRow(db: Db, type: InfraType, tenantId: string | null): Promis
 }
 
 function missing(type: InfraType, scope: InfraScope, tenantId: string | null): Error {
-  return notFound(scope === 'platform' ? `The platform ${type} endpoint` : `An ${type} endpoint for tenant ${tenantId}`);
+  return notFound(scope === 'platform' ? `The platform ${type} endpoint` : `The tenant's ${type} endpoint (tenant ${tenantId})`);
 }
 
 /**
@@ -97,7 +97,7 @@ export async function listTenantEffective(db: Db, actor: Principal, tenantParam:
 export async function getTenantEffective(db: Db, actor: Principal, tenantParam: string, type: InfraType): Promise<InfraEndpointRow> {
   const tenantId = await policyTenant(db, actor, tenantParam);
   const row = await effectiveInfraRow(db, tenantId, type);
-  if (!row) throw notFound(`An ${type} endpoint for tenant ${tenantId} (none is configured for the tenant or the platform)`);
+  if (!row) throw notFound(`The ${type} endpoint of tenant ${tenantId} (none is configured for the tenant or the platform)`);
   return row;
 }
 
