@@ -196,6 +196,9 @@ export const unauthorized = (detail = 'Sign in, or send a valid API key, as "Aut
 export const forbidden = (code: CodeOf<'forbidden'>, detail: string) => new QuireError(code, detail);
 export const notFound = (resource: string) =>
   new QuireError('not_found', `${resource} was not found. Check the id, and that it belongs to your tenant.`);
+/** 404 for a link sent by email (an invitation, a password reset): no tenant to check, only a way on. */
+export const linkNotValid = (link: string, wayOn: string) =>
+  new QuireError('not_found', `${link} is not valid: it was used, revoked or has expired, or was copied only in part. ${wayOn}`);
 export const conflict = (code: CodeOf<'conflict'>, detail: string) => new QuireError(code, detail);
 export const payloadTooLarge = (detail: string) => new QuireError('payload_too_large', detail);
 export const unsupportedMedia = (code: CodeOf<'unsupported_media'>, detail: string) => new QuireError(code, detail);

@@ -302,7 +302,9 @@ describe('GET /v1/auth/reset-tokens/{raw_token}', () => {
 
     const used = await issue(user.id, 'reset');
     expect((await h.request('POST', '/v1/auth/reset-password', { body: { token: used.token, new_password: NEW_PASSWORD } })).status).toBe(200);
-    expect((await h.request('GET', `/v1/auth/reset-tokens/${used.token}`)).status).toBe(404);
+    const usedPeek = await h.request('GET', `/v1/auth/reset-tokens/${used.token}`);
+    expect(usedPeek.status).toBe(404);
+    expect(usedPeek.body.detail).toBe('This password reset link is not valid: it was used, revoked or has expired, or was copied only in part. Ask an admin of your tenant to send a new reset link.');
 
     const expired = await issue(user.id, 'reset');
     await expireTokens(user.id);
@@ -408,7 +410,10 @@ describe('POST /v1/auth/reset-password', () => {
 
 describe('GET /v1/auth/invites/{raw_token}', () => {
   it('answers 404 for an unknown token and for a reset token', async () => {
-    expect((await h.request('GET', '/v1/auth/invites/not-a-token')).status).toBe(404);
+    const unknown = await h.request('GET', '/v1/auth/invites/not-a-token');
+    expect(unknown.status).toBe(404);
+    // A link from an email: nothing about ids or tenants, only what to do.
+    expect(unknown.body).toEqual({ code: 'not_found', detail: 'This invitation link is not valid: it was used, revoked or has expired, or was copied only in part. Ask an admin of your tenant to send a new invitation.' });
     const user = await h.seedUser('acme', 'member');
     const reset = await issue(user.id, 'reset');
     const res = await h.request('GET', `/v1/auth/invites/${reset.token}`);

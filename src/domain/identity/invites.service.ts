@@ -2,7 +2,7 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
 import type { Role } from '../../db/schema.js';
-import { notFound } from '../../lib/errors.js';
+import { linkNotValid } from '../../lib/errors.js';
 import { findTenant } from '../tenants/tenants.repository.js';
 import { findRedeemableToken, redeemToken } from './redeem.service.js';
 import type { ClientInfo, SessionGrant } from './sessions.service.js';
@@ -18,7 +18,7 @@ export interface InvitePeek {
 export async function peekInvite(db: Db, rawToken: string): Promise<InvitePeek> {
   const found = await findRedeemableToken(db, rawToken, 'invite');
   const tenant = found ? await findTenant(db, found.user.tenant_id) : undefined;
-  if (!found || !tenant) throw notFound('This invitation link');
+  if (!found || !tenant) throw linkNotValid('This invitation link', 'Ask an admin of your tenant to send a new invitation.');
   return { email: found.user.email, tenant_id: tenant.id, tenant_name: tenant.name, role: found.user.role, expires_at: found.token.expires_at };
 }
 

@@ -1,7 +1,7 @@
 // Passwords: a signed-in user changes their own; anyone holding a reset token sets a new one.
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/database.js';
-import { badRequest, notFound, tooManyRequests } from '../../lib/errors.js';
+import { badRequest, linkNotValid, notFound, tooManyRequests } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/secrets.js';
 import { findLiveUserByIdAnyTenant, updateUser } from '../users/users.repository.js';
 import type { Principal } from './principal.js';
@@ -40,7 +40,7 @@ export async function changePassword(db: Db, principal: Principal, currentPasswo
 
 export async function peekResetToken(db: Db, rawToken: string): Promise<{ email: string; expires_at: Date }> {
   const found = await findRedeemableToken(db, rawToken, 'reset');
-  if (!found) throw notFound('This password reset link');
+  if (!found) throw linkNotValid('This password reset link', 'Ask an admin of your tenant to send a new reset link.');
   return { email: found.user.email, expires_at: found.token.expires_at };
 }
 
