@@ -12,9 +12,13 @@
 //     lines by position, not by the annotation's entities). Scored: the extracted value equals the
 //     answer text.
 //  4. Time: extraction of a 10-page document against its canonical processing time.
+//  5. Text files: the SROIE transcripts as text files through the canonical pipeline (company,
+//     date, address, total, and how many receipt lines stay lines), and prose ground-truth texts
+//     (wrapped lines joined into paragraphs), bench/lib/text-structure.ts.
 // Prints a table and writes bench/results/eval-latest.json. `--only-funsd` prints the FUNSD
-// key-value measures alone (nothing written), for layout work; `--kv-misses` lists the tuned
-// forms' wrong and missed key_values (never the held-out forms').
+// key-value measures alone (nothing written), for layout work; `--only-text` the text-file
+// measures of 5. alone (nothing written); `--kv-misses` lists the tuned forms' wrong and missed
+// key_values (never the held-out forms').
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +32,8 @@ import { closeOcrEngines } from '../src/pipeline/ocr/index.js';
 import { type Scores, equal, normalise, sameCompany, scoreDocument, summarise, total, wilson95 } from './lib/field-score.js';
 import { NOT_ON_DOCUMENT, templateSchemaFor } from './lib/invoice-template.js';
 import { ocrCanonical } from './lib/ocr-cache.js';
-import { SROIE_SCHEMA, sroieDocument } from './lib/sroie.js';
+import { SROIE_SCHEMA, sroieDocument, sroieText } from './lib/sroie.js';
+import { linesKept, proseJoined } from './lib/text-structure.js';
 import { type Slice, sliceOf } from './lib/split.js';
 import { assemble } from '../src/pipeline/canonical/assemble.js';
 import type { KeyValue } from '../src/pipeline/canonical/model.js';
@@ -139,6 +144,41 @@ function sroie() {
     calibrate(calib, slice, sroieTruth(key), out.extraction.fields, sroieSame);
   }
   return { scores, calib, receipts: keys.length };
+}
+
+/** The receipts' transcripts as text files through the canonical pipeline, then extraction; and how many of their lines stay lines. */
+async function sroieAsText() {
+  const scores = sliceScores();
+  const kept: Record<Slice, { kept: number; lines: number }> = { tuned: { kept: 0, lines: 0 }, held_out: { kept: 0, lines: 0 } };
+  for (const key of sroieKeys()) {
+    const id = key.replace(/\.json$/, '');
+    const slice = sliceOf(id);
+    const text = sroieText(readFileSync(path(`sroie/box/${id}.csv`), 'utf8'));
+    const out = runExtraction(toCanonicalJson(await runCanonical(Buffer.from(text))), template(SROIE_SCHEMA));
+    scoreDocument(scores[slice], sroieTruth(key), out.extraction.data, sroieSame);
+    const k = await linesKept(text);
+    kept[slice].kept += k.kept;
+    kept[slice].lines += k.lines;
+  }
+  return { scores, kept };
+}
+
+/** Prose ground-truth texts (one printed line a line): wrapped lines joined into their paragraphs. */
+const PROSE = ['ocr-text/phototest.gold.txt', 'ocr-text/eurotext.txt', 'ocr-text/8071_093.3B.txt', 'ocr-text/8087_054.3B.txt'];
+
+async function textStructure() {
+  const sr = await sroieAsText();
+  const table = sliced(`SROIE transcripts as text files (${sroieKeys().length} receipts)`, sr.scores, 'text file → canonical → extraction');
+  const share = (a: number, b: number) => (b ? Math.round((a / b) * 1000) / 1000 : null);
+  const receiptLines = Object.fromEntries((['tuned', 'held_out'] as const).map((s) => [s, { ...sr.kept[s], share: share(sr.kept[s].kept, sr.kept[s].lines) }]));
+  console.log(`  receipt lines kept as lines of the canonical text: tuned ${sr.kept.tuned.kept}/${sr.kept.tuned.lines} (${receiptLines.tuned!.share}), held-out ${sr.kept.held_out.kept}/${sr.kept.held_out.lines} (${receiptLines.held_out!.share})`);
+  const prose: Json = {};
+  for (const file of PROSE) {
+    const p = await proseJoined(readFileSync(path(file), 'utf8'));
+    prose[file] = { ...p, joined_share: share(p.joined, p.wraps), starts_share: share(p.starts, p.paragraphs) };
+    console.log(`  ${file.padEnd(28)} wrapped lines joined ${p.joined}/${p.wraps}, paragraph starts kept ${p.starts}/${p.paragraphs}`);
+  }
+  return { sroie_text: table, receipt_lines: receiptLines, prose };
 }
 
 /** The first `limit` receipts end to end: photo → OCR stage → canonical → extraction (OCR words cached, bench/lib/ocr-cache.ts). */
@@ -444,6 +484,11 @@ async function main() {
     printClassification(await classificationEval({ sroie: sroieFile, funsd: (f) => funsdDocument(JSON.parse(readFileSync(f, 'utf8')).form) }));
     return;
   }
+  if (process.argv.includes('--only-text')) {
+    // Text files: receipt transcripts keep their lines, prose joins its wrapped lines.
+    await textStructure();
+    return;
+  }
   if (process.argv.includes('--only-funsd')) {
     // Layout work on forms: the key-value measures alone (with --funsd-ocr, through OCR too).
     kvReport('FUNSD canonical key_values from the annotation words (layout alone)', (await funsdKeyValues('words')).scores);
@@ -479,6 +524,7 @@ async function main() {
   const srOcr = limit ? await sroieThroughOcr(limit) : null;
   const sroieOcrTable = srOcr ? sliced(`SROIE through OCR (${srOcr.receipts} receipts, confidence_based, ${srOcr.ocr_seconds_per_receipt} s OCR per receipt)`, srOcr.scores, 'receipt photo → OCR → extraction') : null;
   const sroieOcrCalibration = srOcr ? calibrationReport('SROIE through OCR', srOcr.calib) : null;
+  const text = await textStructure();
   const fu = funsd();
   const funsdTable = sliced(`FUNSD pairing by template labels (${fu.forms} forms, ${fu.pairs} linked pairs)`, fu.scores, 'words from the annotations, label = question');
   const kvWords = kvReport('FUNSD canonical key_values from the annotation words (layout alone)', (await funsdKeyValues('words')).scores);
@@ -497,6 +543,7 @@ async function main() {
     invoice2data: { all_fields: invoiceAll, core_fields: invoiceCore, line_item_fields: invoiceLines, calibration: invoiceCalibration, review_rate_all_right: { core_template: { tuned: reviewTuned, held_out: reviewHeld }, full_template: { reviewed, documents: allRight.length } }, documents: inv.documents },
     sroie: { receipts: sr.receipts, source: 'box/*.csv ground-truth OCR lines', ...sroieTable, calibration: sroieCalibration },
     ...(srOcr ? { sroie_through_ocr: { receipts: srOcr.receipts, ocr_seconds_per_receipt: srOcr.ocr_seconds_per_receipt, ...sroieOcrTable, calibration: sroieOcrCalibration } } : {}),
+    text_files: text,
     funsd: { forms: fu.forms, pairs: fu.pairs, source: 'annotation words regrouped into lines', ...funsdTable },
     funsd_key_values_words: kvWords,
     ...(kvOcr ? { funsd_key_values_ocr: kvOcr } : {}),

@@ -4,9 +4,11 @@
 import type { BBox } from '../../src/pipeline/canonical/model.js';
 import { type LineInput, documentFromLines } from '../../src/pipeline/entities/text-doc.js';
 import type { DocInput } from '../../src/pipeline/entities/text.js';
+import { readingOrderText } from '../../src/pipeline/ocr/metrics.js';
 
-export function sroieDocument(boxCsv: string): DocInput {
-  const lines: LineInput[] = [];
+/** The box lines (text and bounding box in photo pixels) of box/<id>.csv, in file order. */
+function boxLines(boxCsv: string): (LineInput & { bbox: BBox })[] {
+  const lines: (LineInput & { bbox: BBox })[] = [];
   for (const row of boxCsv.split(/\r?\n/)) {
     const parts = row.split(',');
     if (parts.length < 9) continue;
@@ -17,12 +19,23 @@ export function sroieDocument(boxCsv: string): DocInput {
     const ys = [n[1]!, n[3]!, n[5]!, n[7]!];
     lines.push({ text, bbox: [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)] as BBox });
   }
-  lines.sort((a, b) => a.bbox![1] - b.bbox![1] || a.bbox![0] - b.bbox![0]);
+  return lines;
+}
+
+export function sroieDocument(boxCsv: string): DocInput {
+  const lines = boxLines(boxCsv);
+  lines.sort((a, b) => a.bbox[1] - b.bbox[1] || a.bbox[0] - b.bbox[0]);
   let width = 1000;
   let height = 1000;
-  for (const l of lines) [width, height] = [Math.max(width, l.bbox![2]), Math.max(height, l.bbox![3])];
+  for (const l of lines) [width, height] = [Math.max(width, l.bbox[2]), Math.max(height, l.bbox[3])];
   return documentFromLines(lines, { width, height });
 }
+
+/**
+ * The receipt's transcript as a plain-text file: its box lines in reading order, one printed line
+ * a line (what a job reads from a receipt's text).
+ */
+export const sroieText = (boxCsv: string): string => readingOrderText(boxLines(boxCsv));
 
 export const SROIE_SCHEMA = {
   type: 'object',

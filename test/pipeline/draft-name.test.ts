@@ -21,8 +21,8 @@ const TEMPLATE_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 describe('draft names', () => {
   it('a receipt is named "receipt-" and the shop, without its registration number, address or legal form', async () => {
     const cases: [string, string][] = [
-      // "TAN CHAY YEE SOON HUAT MACHINERY ENTERPRISE (JM0352019-K) NO.53 JALAN PUTRA 1, …"
-      ['006', 'receipt-tan_chay_yee_soon_huat'],
+      // "TAN CHAY YEE" (the owner) above "SOON HUAT MACHINERY ENTERPRISE" (the shop, SROIE's company)
+      ['006', 'receipt-soon_huat_machinery_enterprise'],
       // "SYARIKAT PERNIAGAAN GIN KEE (81109-A) NO 290, JALAN AIR PANAS, …"
       ['114', 'receipt-syarikat_perniagaan_gin_kee'],
       // "HOME MASTER HARDWARE & ELECTRICAL NO.113G & 115G, …"

@@ -30,7 +30,7 @@ describe('canonical JSON', () => {
       ['Invoice No', '42'],
       ['Date', '2024-01-02'],
     ]);
-    expect(doc.text).toBe('Invoice No: 42 Date: 2024-01-02\n\nThank you for your order.\n\fPage two');
+    expect(doc.text).toBe('Invoice No: 42\n\nDate: 2024-01-02\n\nThank you for your order.\n\fPage two');
   });
 });
 

@@ -2,6 +2,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Line, PipelineError, runCanonical, sniff } from '../../src/pipeline/index.js';
 import { joinLines } from '../../src/pipeline/layout/lines.js';
+import { readDataText } from './data.js';
+import { receiptText } from './sroie.js';
 
 const line = (text: string): Line => ({ text, bbox: [0, 0, 1, 1], words: [] });
 
@@ -77,5 +79,29 @@ describe('text that is not UTF-8', () => {
   it('still refuses binary data', () => {
     const random = new Uint8Array(4096).map((_, i) => (i * 7919 + 13) % 251);
     expect(() => sniff(random)).toThrow(/binary data of an unknown type/);
+  });
+});
+
+describe('the line structure of text files', () => {
+  it('keeps a receipt transcript\'s lines apart: shop name, address, date and total are lines of their own', async () => {
+    const doc = await runCanonical(receiptText('000').bytes);
+    const lines = doc.text.split('\n');
+    for (const line of ['TAN WOON YANN', 'BOOK TA .K(TAMAN DAYA) SDN BND', 'NO.53 55,57 & 59, JALAN SAGU 18,', 'TAMAN DAYA,', '81100 JOHOR BAHRU,', 'DATE: 25/12/2018 8:13:39 PM', 'TOTAL: 9.00', 'CASH 10.00', 'CHANGE 1.00']) {
+      expect(lines, line).toContain(line);
+    }
+    expect(doc.pages[0]!.blocks.find((b) => b.text === 'TOTAL: 9.00')?.lines).toHaveLength(1);
+    // The one sentence the till wrapped is still joined.
+    expect(lines).toContain('GOODS SOLD ARE NOT RETURNABLE OR EXCHANGEABLE');
+  });
+
+  it('still joins the wrapped lines of prose into paragraphs, and starts a paragraph at an indented line', async () => {
+    const doc = await runCanonical(Buffer.from(readDataText('ocr-text/phototest.gold.txt')));
+    expect(doc.text.split('\n\n')).toEqual([
+      'This is a lot of 12 point text to test the ocr code and see if it works on all types of file format.',
+      'The quick brown dog jumped over the lazy fox. The quick brown dog jumped over the lazy fox. The quick brown dog jumped over the lazy fox. The quick brown dog jumped over the lazy fox.',
+    ]);
+    const magazine = await runCanonical(Buffer.from(readDataText('ocr-text/8071_093.3B.txt')));
+    const paragraphs = magazine.text.split('\n\n');
+    expect(paragraphs).toContain('"I\'ve never forgotten that mo-ment," says Kathleen Kilpatrick, a special assistant in the office of the U.S. Secretary of the Interior. "How often I\'ve thought back and wondered that he didn\'t just laugh at me. Instead, he treated me with dignity and concern for how deeply I felt."');
   });
 });

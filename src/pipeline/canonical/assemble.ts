@@ -18,7 +18,7 @@ export function assemble(format: DocumentFormat, pageCount: number, sources: rea
 function toPage(s: SourcePage, style: TextStyle): Page {
   const base = { page_number: s.page_number, width: s.width, height: s.height, source: s.source, rotation: s.rotation };
   if (s.words) {
-    const laid = layoutPage({ width: s.width, height: s.height, words: s.words, quarters: s.quarters, rules: s.rules }, style);
+    const laid = layoutPage({ width: s.width, height: s.height, words: s.words, quarters: s.quarters, rules: s.rules, blockStarts: s.blockStarts }, style);
     return { ...base, ...laid };
   }
   return { ...base, blocks: s.blocks ?? [], tables: s.tables ?? [], key_values: s.key_values ?? [] };

@@ -8,6 +8,7 @@ import { emptyDocument } from './errors.js';
 import { decodeText } from './text-encoding.js';
 import { type PagePlanOptions, planPages } from './page-plan.js';
 import type { SourcePage } from './source-page.js';
+import { ownLines } from './text-line-breaks.js';
 
 const ADVANCE = 6;
 const LEADING = 12;
@@ -30,11 +31,10 @@ export function readText(bytes: Uint8Array, options: PagePlanOptions = {}): Text
 }
 
 function textPage(content: string, pageNumber: number): SourcePage {
-  const lines = content.replace(/^\n+|\s+$/g, '').split('\n');
+  const lines = content.replace(/^\n+|\s+$/g, '').split('\n').map((line) => line.replace(/\t/g, '    '));
   const words: Word[] = [];
   let longest = 0;
-  lines.forEach((line, row) => {
-    const expanded = line.replace(/\t/g, '    ');
+  lines.forEach((expanded, row) => {
     longest = Math.max(longest, expanded.length);
     const lineWords: Word[] = [];
     for (const m of expanded.matchAll(/\S+/g)) {
@@ -57,5 +57,6 @@ function textPage(content: string, pageNumber: number): SourcePage {
     rotation: 0,
     source: 'plain_text',
     words,
+    blockStarts: [...ownLines(lines)].map((row) => MARGIN + row * LEADING),
   };
 }

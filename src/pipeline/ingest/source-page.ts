@@ -15,6 +15,8 @@ export interface SourcePage {
   words?: Word[];
   quarters?: number[];
   rules?: RawRule[];
+  /** Tops of the lines that start a block whatever their spacing (a text file's own line breaks). */
+  blockStarts?: number[];
   /** Images of a text-layer page that may hold text the layer lacks (pdf/image-regions.ts), in points. */
   imageRegions?: BBox[];
   /** Structure known from the source format (PPTX shapes, text paragraphs): no layout needed. */

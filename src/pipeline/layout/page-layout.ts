@@ -20,6 +20,8 @@ export interface LayoutInput {
   /** Text direction of each word in clockwise quarter turns (PDF only; default upright). */
   quarters?: number[];
   rules?: RawRule[];
+  /** Tops of lines that start a block whatever their spacing (upright pages only). */
+  blockStarts?: number[];
 }
 
 export interface PageLayout {
@@ -39,11 +41,11 @@ export function layoutPage(input: LayoutInput, style: TextStyle): PageLayout {
     const [x0, y0, x1, y1] = turn([r.x0, r.y0, r.x1, r.y1]);
     return { x0, y0, x1, y1 };
   });
-  const laid = layoutUpright(words, rules, style);
+  const laid = layoutUpright(words, rules, style, new Set(frame.quarter === 0 ? input.blockStarts : []));
   return frame.quarter === 0 ? laid : turnBack(laid, (b) => fromFrame(b, frame));
 }
 
-function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageLayout {
+function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle, blockStarts: ReadonlySet<number>): PageLayout {
   if (words.length === 0) return { blocks: [], tables: [], key_values: [] };
   const lineHeight = typicalHeight(words);
   const rows = groupRows(words);
@@ -82,7 +84,10 @@ function layoutUpright(words: Word[], rules: RawRule[], style: TextStyle): PageL
       const lines = piecesToLines(pieces);
       const prev = run[run.length - 1];
       if (prev && lines.length > 0 && isNewColumn(prev.bbox, lines[0].bbox)) breaks.add(run.length);
-      for (const line of lines) run.push(line);
+      for (const line of lines) {
+        if (blockStarts.has(line.bbox[1])) breaks.add(run.length);
+        run.push(line);
+      }
       pieces = [];
     };
     for (const item of sorted) {
