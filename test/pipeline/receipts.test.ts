@@ -1,8 +1,13 @@
 // Receipts (SROIE ground-truth lines): the total is the amount payable, not a subtotal, a total
 // before rounding or a figure of the tax summary printed after it.
 import { describe, expect, it } from 'vitest';
+import { documentKind } from '../../src/pipeline/classify/draft-name.js';
+import { currencyCode, isCurrencyWord } from '../../src/pipeline/entities/money.js';
 import { documentFromLines } from '../../src/pipeline/entities/text-doc.js';
 import { runExtraction } from '../../src/pipeline/extract/index.js';
+import { isPaymentLabel } from '../../src/pipeline/extract/receipt-total.js';
+import { labelOptions } from '../../src/pipeline/forge/deterministic.js';
+import { runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
 import { RECEIPT_SCHEMA, receiptDocument, receiptKey } from './sroie.js';
 
 const extract = (id: string) => runExtraction(receiptDocument(id), { id: null, version: null, json_schema: RECEIPT_SCHEMA }).extraction;
@@ -152,5 +157,34 @@ describe('receipt company', () => {
     const company = extract('288').fields.company!;
     expect(company.value).not.toBe('LOT PTD 198718');
     expect(company.confidence < 0.7 || company.value === receiptKey('288').company).toBe(true);
+  });
+});
+
+describe('receipts in rupiah and baht (one list of currencies for amounts, payment lines and labels)', () => {
+  const schema = { type: 'object', properties: { total: { type: 'number' }, currency: { type: 'string' } } };
+  const read = async (text: string) => toCanonicalJson(await runCanonical(Buffer.from(text)));
+
+  it('reads the total and its currency from "Rp" and "฿" amounts', async () => {
+    const rupiah = await read('TOKO MAJU JAYA\nJL. SUDIRMAN 12, JAKARTA\nTANGGAL: 12/03/2024\nNASI GORENG Rp 35.000\nES TEH Rp 8.000\nTOTAL Rp 43.000\nTUNAI Rp 50.000\nKEMBALI Rp 7.000\n');
+    expect(runExtraction(rupiah, { id: null, version: null, json_schema: schema }).extraction.data).toEqual({ total: 43000, currency: 'IDR' });
+    const baht = await read('SUKHUMVIT MINI MART\nPAD THAI ฿120.00\nTHAI TEA ฿125.00\nTOTAL ฿245.00\nCASH ฿500.00\nCHANGE ฿255.00\n');
+    expect(runExtraction(baht, { id: null, version: null, json_schema: schema }).extraction.data).toEqual({ total: 245, currency: 'THB' });
+  });
+
+  it('a THB receipt: "CASH THB 500.00" is a payment line, and the forge labels the total "TOTAL", not "TOTAL THB"', async () => {
+    const canonical = await read('SUKHUMVIT MINI MART\n123 SUKHUMVIT ROAD, BANGKOK\nDATE: 12/03/2024\nPAD THAI 120.00\nTHAI TEA 125.00\nTOTAL THB 245.00\nCASH THB 500.00\nCHANGE THB 255.00\n');
+    expect(documentKind(canonical, null)).toBe('receipt');
+    expect(labelOptions('total', [{ job_id: 'textcur-thb', canonical, expected: { total: 245 } }])[0]).toBe('TOTAL');
+    expect(isPaymentLabel('CASH THB')).toBe(true);
+    expect(isPaymentLabel('TUNAI Rp')).toBe(true);
+  });
+
+  it('knows every ISO 4217 code given on its own, and currencies printed in any case', () => {
+    expect(['IDR', 'THB', 'PHP', 'JPY', 'SEK', 'XOF'].map((c) => currencyCode(c))).toEqual(['IDR', 'THB', 'PHP', 'JPY', 'SEK', 'XOF']);
+    expect(['Rp', '฿', '₱', 'rmb'].map((c) => currencyCode(c))).toEqual(['IDR', 'THB', 'PHP', 'CNY']);
+    // Lower-case words that are also ISO codes stay words.
+    expect(['all', 'cup', 'top'].map((c) => currencyCode(c))).toEqual([null, null, null]);
+    expect(['rm', 'thb', 'RP', '€', 'idr'].every(isCurrencyWord)).toBe(true);
+    expect(['total', 'cash', 'cup'].some(isCurrencyWord)).toBe(false);
   });
 });

@@ -4,6 +4,7 @@
 // The same document always gets the same name; the raw first line of a document (an address, a
 // fax header, a company registration number) is cut down to the words that name it.
 import type { CanonicalJson } from '../canonical/serialize.js';
+import { CURRENCY_SOURCE } from '../entities/money.js';
 import { isPaymentLabel } from '../extract/receipt-total.js';
 import { snakeCase } from './snake-case.js';
 
@@ -26,7 +27,7 @@ const AMOUNT = /^[-+]?\p{Sc}?\s?\d[\d\s.,']*$/u;
 const RECEIPT_LABEL = /\b(?:(?:cash|sales|official)\s+receipt|receipt\s*(?:no\b|nr\b|number|#))/iu;
 // A payment line of a till receipt printed as text: the amount tendered (cash or a card scheme)
 // or the change, then an amount ("CASH 100.00", "VISA 48.95", "EDC MASTER RM 41.95").
-const PAYMENT_IN_TEXT = /\b(?:cash|change|cash change|tendered|cash tendered|change due|credit|visa|master|mastercard|amex)\s*:?\s*(?:rm|myr|\p{Sc})?\s*-?\d*[.,]\d{2}\b/iu;
+const PAYMENT_IN_TEXT = new RegExp(String.raw`\b(?:cash|change|cash change|tendered|cash tendered|change due|credit|visa|master|mastercard|amex)\s*:?\s*${CURRENCY_SOURCE}?\s*-?\d*[.,]\d{2}\b`, 'iu');
 
 /**
  * The document's kind, when its words say it: a receipt names itself or prints a payment line

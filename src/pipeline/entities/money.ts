@@ -37,8 +37,19 @@ export const SYMBOLS: Record<string, string> = {
   kr: 'SEK',
   Kč: 'CZK',
   R$: 'BRL',
+  Rp: 'IDR',
+  '฿': 'THB',
+  '₱': 'PHP',
+  '₫': 'VND',
+  '₪': 'ILS',
+  '₦': 'NGN',
+  '₴': 'UAH',
 };
 
+/**
+ * The codes recognised when printed beside an amount: the ones documents print. Not every ISO
+ * code, because some are words printed on receipts ("CUP 2.50", "ALL 5.00", "TOP 10").
+ */
 export const CODES = [
   'EUR', 'USD', 'GBP', 'INR', 'JPY', 'CHF', 'PLN', 'SEK', 'NOK', 'DKK', 'CAD', 'AUD', 'NZD', 'CNY', 'RMB', 'HKD', 'SGD', 'MYR',
   'IDR', 'THB', 'ZAR', 'BRL', 'MXN', 'RUB', 'TRY', 'CZK', 'HUF', 'RON', 'BGN', 'AED', 'SAR', 'KRW', 'PHP', 'VND', 'ILS', 'EGP',
@@ -46,6 +57,10 @@ export const CODES = [
 ];
 
 const CODE_ALIAS: Record<string, string> = { RMB: 'CNY' };
+/** Every ISO 4217 code (the list the runtime's Intl keeps): a code given on its own is known whatever it is. */
+const ISO_CODES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+/** Symbols and printed codes by lower case: labels are compared folded ("TOTAL : RM" → "rm"). */
+const PRINTED_LOWER: ReadonlySet<string> = new Set([...Object.keys(SYMBOLS), ...CODES].map((t) => t.toLowerCase()));
 
 const symbolAlt = Object.keys(SYMBOLS)
   .sort((a, b) => b.length - a.length)
@@ -53,6 +68,8 @@ const symbolAlt = Object.keys(SYMBOLS)
   .join('|');
 const codeAlt = CODES.join('|');
 const CUR = String.raw`(?:${symbolAlt})|(?<![A-Za-z])(?:${codeAlt})(?![A-Za-z])`;
+/** A currency as printed beside an amount (symbol or code), for patterns of other modules; case-insensitive under the `i` flag. */
+export const CURRENCY_SOURCE = String.raw`(?:${CUR}|\p{Sc})`;
 
 const BEFORE = new RegExp(String.raw`(${CUR})\s?(${NUMBER_SOURCE})`, 'g');
 const AFTER = new RegExp(String.raw`(?<![\w.,])(${NUMBER_SOURCE})\s?(${CUR})`, 'g');
@@ -64,8 +81,12 @@ export function currencyCode(token: string): string | null {
   if (SYMBOLS[t]) return SYMBOLS[t]!;
   const upper = t.toUpperCase();
   if (CODES.includes(upper)) return CODE_ALIAS[upper] ?? upper;
-  return null;
+  // Other ISO codes in capitals only: in lower case several are words ("all", "cup", "top").
+  return t === upper && ISO_CODES.has(upper) ? upper : null;
 }
+
+/** A word that is a currency printed beside an amount, in any case: "RM", "usd", "€", "thb", "Rp". */
+export const isCurrencyWord = (word: string): boolean => PRINTED_LOWER.has(word.trim().toLowerCase()) || /^\p{Sc}+$/u.test(word.trim());
 
 // "$" alone could be any dollar; USD is the common reading and what invoices overwhelmingly mean.
 function symbolCurrency(token: string): string | null {

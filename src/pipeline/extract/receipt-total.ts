@@ -3,6 +3,7 @@
 // total and weakens the others (a subtotal before tax, a total before rounding, the totals of the
 // tax summary printed after the payment). Sums printed after a tax summary heading or after the
 // payment lines are summary figures, never the amount payable.
+import { isCurrencyWord } from '../entities/money.js';
 import type { TextLine } from '../entities/text.js';
 import { ownLabelReader } from './own-labels.js';
 import type { Candidate, ScalarContext } from './scalars.js';
@@ -21,7 +22,8 @@ const TENDER_SCHEMA = {
 
 const PAYMENT_LABELS = new Set([...TENDERED_LABELS, ...CHANGE_LABELS]);
 // Printed beside a payment line's label, not part of it: a currency, a masked card number.
-const PAYMENT_NOISE = /^(?:rm|myr|sgd|usd|eur|gbp|chf|pln|idr|thb|php|\p{Sc}|x+\d*|\**\d+)$/u;
+const PAYMENT_NOISE = /^(?:x+\d*|\**\d+)$/u;
+const isPaymentNoise = (word: string) => PAYMENT_NOISE.test(word) || isCurrencyWord(word);
 
 /**
  * A payment line's label: the amount tendered or the change ("CASH", "CHANGE", "VISA
@@ -34,7 +36,7 @@ export function isPaymentLabel(label: string): boolean {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .split(/[^\p{L}\p{Sc}\d*]+/u)
-    .filter((w) => w && !PAYMENT_NOISE.test(w));
+    .filter((w) => w && !isPaymentNoise(w));
   return words.length > 0 && PAYMENT_LABELS.has(words.join(' '));
 }
 

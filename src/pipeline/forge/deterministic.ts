@@ -8,6 +8,7 @@
 // without the fields most samples leave empty and without the rules that failed on a sample.
 import { proposeDraft, commonSchema } from '../classify/draft-schema.js';
 import { runEntities } from '../extract/index.js';
+import { isCurrencyWord } from '../entities/money.js';
 import { isPaymentLabel } from '../extract/receipt-total.js';
 import { foldLabel } from '../classify/fingerprint.js';
 import { type Evaluation, type ForgeCandidate, type ForgeSample, amountOf, datesOf, evaluate, sameValue } from './score.js';
@@ -77,8 +78,19 @@ export function labelOptions(field: string, samples: ForgeSample[]): string[] {
 }
 
 const MAX_LABEL_WORDS = 6;
-// A currency printed after a label, before its value ("TOTAL : RM", "TOTAL INCL. GST:RM").
-const TRAILING_CURRENCY = /(?:[\s:#]*\b(?:rm|myr|sgd|usd|eur|gbp|chf|pln)\b|[\s:#]*\p{Sc})+[\s:#]*$/iu;
+
+/** The label without the currencies printed after it, before its value ("TOTAL : RM", "TOTAL INCL. GST:RM", "TOTAL THB"). */
+function withoutTrailingCurrency(label: string): string {
+  let rest = label;
+  for (;;) {
+    // A currency alone ("RM" above its amount) labels nothing.
+    if (isCurrencyWord(rest.replace(/^[\s:#]+|[\s:#]+$/g, ''))) return '';
+    // The last word after a separator, or a symbol set close: "GST:RM" → "GST" and "RM"; "TOTAL€" → "TOTAL" and "€".
+    const m = /^(.*?)(?:[\s:#]+([^\s:#]+)|[\s:#]*(\p{Sc}+))[\s:#]*$/u.exec(rest);
+    if (!m?.[1] || !isCurrencyWord(m[2] ?? m[3]!)) return rest;
+    rest = m[1];
+  }
+}
 
 /**
  * The label printed just before a value on a line of text, without a currency: the text itself
@@ -92,7 +104,7 @@ function labelBefore(text: string): string | null {
   let after = words.length;
   if (words.length > MAX_LABEL_WORDS) while (after > 0 && !/\d/.test(words[after - 1]!)) after--;
   else after = 0;
-  const label = words.slice(after).join(' ').replace(TRAILING_CURRENCY, '').replace(/[:\s#]+$/, '').trim();
+  const label = withoutTrailingCurrency(words.slice(after).join(' ')).replace(/[:\s#]+$/, '').trim();
   if (!/\p{L}{2}/u.test(label) || label.split(' ').length > MAX_LABEL_WORDS) return null;
   return label;
 }
