@@ -1,6 +1,7 @@
 // The deterministic forge and drafts on real till receipts (SROIE transcripts uploaded as text
 // through the API): the total is labelled by its own line, not by the payment line that prints
 // the same amount; a label read from the text before a value is a few words, not a run of text.
+// Uploaded as text, a receipt keeps its lines in the canonical text.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPaymentLabel } from '../../src/pipeline/extract/receipt-total.js';
 import { upload, waitFor, waitForJob } from '../helpers/documents.js';
@@ -107,5 +108,14 @@ describe('payment labels', () => {
   it('names the amount tendered and the change, with a currency or a masked card number beside them', () => {
     for (const label of ['CASH', 'Cash', 'CHANGE', 'VISA', 'MASTER XXXXXXXXXXXX0000', 'Cash tendered RM', 'TUNAI', 'Change due:']) expect(isPaymentLabel(label), label).toBe(true);
     for (const label of ['TOTAL', 'TOTAL SALES (INCLUSIVE OF GST)', 'Amount due', 'CASH SALES', 'Total paid by card', 'CASHIER']) expect(isPaymentLabel(label), label).toBe(false);
+  });
+});
+
+describe('a receipt uploaded as text', () => {
+  it('keeps its lines in the canonical text: the shop, its address and the total are not one paragraph', async () => {
+    const job = await waitForJob(h, member, await process('000'));
+    const lines: string[] = job.result.canonical.text.split('\n');
+    for (const line of ['TAN WOON YANN', 'TAMAN DAYA,', 'TOTAL: 9.00']) expect(lines, line).toContain(line);
+    expect(lines).toContain('GOODS SOLD ARE NOT RETURNABLE OR EXCHANGEABLE');
   });
 });
