@@ -27,6 +27,8 @@ describe('draft names', () => {
       ['114', 'receipt-syarikat_perniagaan_gin_kee'],
       // "HOME MASTER HARDWARE & ELECTRICAL NO.113G & 115G, …"
       ['012', 'receipt-home_master_hardware_electrical'],
+      // "TAX INVOICE" over "BHPETROL SUBANG AIRPORT": a title of kind words names the line after it
+      ['180', 'receipt-bhpetrol_subang_airport'],
     ];
     for (const [id, name] of cases) {
       const draft = await nameOf(receiptText(id).bytes);

@@ -95,10 +95,27 @@ export function headingName(text: string | null): string {
  * SDN BHD") or there is no issuer. A title that does not name the issuer is often a slogan or a
  * row of labels ("Dat betaal ik zelf wel.", "Factuuradres Afleveradres").
  */
-export function draftName(kind: DocumentKind | null, title: string | null, issuer: string | null): string {
-  const fromTitle = headingName(title);
+export function draftName(kind: DocumentKind | null, title: string | null, issuer: string | null, nextLines: string[] = []): string {
+  const fromTitle = headingName(title) || headingAfterKindTitle(title, nextLines);
   const fromIssuer = headingName(issuer);
   const issuerWord = fromIssuer.split('_')[0];
   const heading = fromIssuer && !(issuerWord && fromTitle.split('_').includes(issuerWord)) ? fromIssuer : fromTitle;
   return [kind, heading].filter(Boolean).join('-') || 'document';
+}
+
+/** Lines after a title read for a heading when the title only says what the document is. */
+const LINES_AFTER_TITLE = 2;
+
+/**
+ * A title of kind words alone ("TAX INVOICE", "RECEIPT") names no one; the sender's name is then
+ * usually the next line ("TAX INVOICE" over "BHPETROL SUBANG AIRPORT"). Only the line or two
+ * right after it are read, so an address or a customer further down is never taken.
+ */
+function headingAfterKindTitle(title: string | null, nextLines: string[]): string {
+  if (!title || !title.split(/\s+/).every((w) => KIND_WORDS.test(w.replace(/[^\p{L}]/gu, '')) || !/\p{L}/u.test(w))) return '';
+  for (const line of nextLines.slice(0, LINES_AFTER_TITLE)) {
+    const name = headingName(line);
+    if (name) return name;
+  }
+  return '';
 }

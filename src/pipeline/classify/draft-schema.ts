@@ -81,7 +81,7 @@ export function proposeDraft(canonical: CanonicalJson, entities: Pick<Entity, 't
   const kind = documentKind(canonical, title);
   const kinds = kind ? `${kind[0]!.toUpperCase()}${kind.slice(1)}s` : 'Documents';
   return {
-    name: draftName(kind, title, issuer),
+    name: draftName(kind, title, issuer, linesAfter(canonical.text, title)),
     description: source ? `${kinds} like "${source.slice(0, 80)}"` : `${kinds} of one layout`,
     json_schema: { type: 'object', properties },
     field_examples: examples,
@@ -107,4 +107,12 @@ export function commonSchema(schemas: Record<string, unknown>[], minShare = 0.5)
   const kept = [...count].filter(([, n]) => n >= need).map(([name]) => name);
   const dropped = [...count].filter(([, n]) => n < need).map(([name]) => name);
   return { json_schema: { type: 'object', properties: Object.fromEntries(kept.map((k) => [k, first.get(k)])) }, kept, dropped };
+}
+
+/** The non-blank lines of the text after the title's own line (none when the title is not in it). */
+function linesAfter(text: string, title: string | null): string[] {
+  if (!title) return [];
+  const lines = text.slice(0, 2000).split('\n').map((l) => l.trim()).filter(Boolean);
+  const at = lines.findIndex((l) => l === title.trim());
+  return at < 0 ? [] : lines.slice(at + 1, at + 4);
 }
