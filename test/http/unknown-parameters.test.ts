@@ -80,19 +80,6 @@ describe('unknown query parameters', () => {
     const after = await h.db.selectFrom('jobs').select(h.db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
   });
-
-  it('refuses a file sent under another field (metadata as a file, files[]) instead of dropping it, and queues nothing', async () => {
-    const before = await h.db.selectFrom('jobs').select(h.db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const meta = { name: 'meta.json', bytes: Buffer.from('{"ref":"A-1"}') };
-    const single = await postForm(h, '/v1/documents', member, [{ field: 'file', file: FILES.invoice }, { field: 'metadata', file: meta }]);
-    expect(single.status, JSON.stringify(single.body)).toBe(422);
-    expect(single.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'metadata'], type: 'value_error', input: 'meta.json' })]);
-    const brackets = await postForm(h, '/v1/batches', member, [{ field: 'files', file: FILES.invoice }, { field: 'files[]', file: FILES.invoice }]);
-    expect(brackets.status, JSON.stringify(brackets.body)).toBe(422);
-    expect(brackets.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'files[]'], type: 'value_error' })]);
-    const after = await h.db.selectFrom('jobs').select(h.db.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    expect(after.n).toBe(before.n);
-  });
 });
 
 describe('unknown body fields', () => {
