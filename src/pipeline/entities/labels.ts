@@ -26,8 +26,14 @@ export const REFERENCE_LABELS: Record<'invoice_number' | 'order_number' | 'refer
   ],
 };
 
-/** Separators between a label and its value: ":", "#", "No.", "n°", "Nr.", "number". */
-export const LABEL_GAP = String.raw`(?:\s*(?:[:#=.\-–|]|n[°ºo]\.?|no\.?|nr\.?|num\.?|number|nummer|numero|n\.?\s?[°º])\s*)*`;
+/**
+ * Separators between a label and its value: ":", "#", "No.", "n°", "Nr.", "number". Each run of
+ * them has one reading: a dot after "no" or "nr" is the separator ".", spaces are read only
+ * between separators and once after the last. A gap that several readings match ("nº" as "n[º]"
+ * or "n\s?[º]", spaces split between two `\s*`) made a failing label backtrack exponentially:
+ * "inv#" followed by 30 "nº  " took minutes.
+ */
+export const LABEL_GAP = String.raw`(?:(?:\s*(?:[:#=.\-–|]|n[°ºo]|nr|num|number|nummer|numero|n(?:\.\s?|\s)[°º]))+\s*)?`;
 
 export const PHONE_LABELS = /\b(?:tel|tél|tele?phone|téléphone|telefon|teléfono|telefono|phone|ph|fon|fax|mobile|mobil|mob|cell|handy|gsm|hp|call|whatsapp|contact)\b\.?/iu;
 export const CARD_LABELS = /\b(?:card|karte|carte|tarjeta|visa|mastercard|amex|maestro|cb)\b/iu;
