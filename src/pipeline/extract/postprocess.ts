@@ -114,7 +114,8 @@ function settingsFor(pp: PostProcessing, path: string, isDate: boolean): FieldSe
 export function transformValue(value: unknown, s: FieldSettings, isDate: boolean): unknown {
   let v = value;
   if (typeof v === 'string') {
-    if (s.whitespace === 'collapse') v = (v as string).replace(/[ \t\u00a0]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
+    // The line-break match starts only where a run of spaces starts (else quadratic in a long run).
+    if (s.whitespace === 'collapse') v = (v as string).replace(/[ \t\u00a0]+/g, ' ').replace(/(?<!\s)\s*\n\s*/g, '\n').trim();
     else if (s.whitespace === 'trim') v = (v as string).trim();
   }
   if (s.value_map && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {

@@ -31,7 +31,8 @@ export function readText(bytes: Uint8Array, options: PagePlanOptions = {}): Text
 }
 
 function textPage(content: string, pageNumber: number): SourcePage {
-  const lines = content.replace(/^\n+|\s+$/g, '').split('\n').map((line) => line.replace(/\t/g, '    '));
+  // trimEnd, not /\s+$/, which scanned a long run of spaces once per space (quadratic).
+  const lines = content.replace(/^\n+/, '').trimEnd().split('\n').map((line) => line.replace(/\t/g, '    '));
   const words: Word[] = [];
   let longest = 0;
   lines.forEach((expanded, row) => {
