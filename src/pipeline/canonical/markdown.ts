@@ -62,7 +62,9 @@ export function pipeTable(table: Table): string {
   return [rows[0], rule, ...rows.slice(1)].join('\n');
 }
 
-const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' ').trim();
+// A match starts only where a run of spaces starts: tried from inside one, a long run without a
+// line break was scanned once per space (quadratic).
+const oneLine = (s: string) => s.replace(/(?<!\s)\s*\n\s*/g, ' ').trim();
 const cell = (s: string) => oneLine(s).replace(/\|/g, '\\|');
 /** A paragraph that happens to start like Markdown syntax must not turn into it. */
 const escapeStart = (s: string) => s.replace(/^([#>]|[-*+] |\d+[.)] )/, '\\$1');
