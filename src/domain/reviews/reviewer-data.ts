@@ -1,8 +1,10 @@
 // What a reviewer's override may write into extraction.data: the template's own fields, each a
 // value of its type. The reviewer's word is final on rules (they run again and may still fail), but
-// a key the template does not have, or text in a number field, is a typo the job must not keep.
+// a key the template does not have, text in a number field, or a value its schema forbids (an
+// email that is none, a number above the schema's maximum) is a typo the job must not keep.
 import type { ValidationItem } from '../../lib/errors.js';
 import type { FieldSpec } from '../../pipeline/extract/index.js';
+import { type ValueBreach, breachWords, valueBreaches } from '../../pipeline/extract/schema-check.js';
 
 type Loc = (string | number)[];
 
@@ -85,9 +87,55 @@ function checkObject(fields: FieldSpec[], patch: Record<string, unknown>, loc: L
   }
 }
 
-/** What in a review's merge patch does not fit the template's fields, as 422 items under body.patch. */
-export function patchProblems(fields: FieldSpec[], patch: Record<string, unknown>): ValidationItem[] {
+/** A value constraint of the schema broken, in pydantic's words where pydantic has them. */
+function breachProblem(b: ValueBreach): Pick<ValidationItem, 'type' | 'msg' | 'ctx'> {
+  const limit = b.params.limit;
+  switch (b.keyword) {
+    case 'pattern':
+      return { type: 'string_pattern_mismatch', msg: `String should match pattern '${String(b.params.pattern)}'`, ctx: { pattern: b.params.pattern } };
+    case 'format':
+      return { type: 'format', msg: `Input should be a valid ${String(b.params.format)}`, ctx: { format: b.params.format } };
+    case 'minimum':
+      return { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${limit}`, ctx: { ge: limit } };
+    case 'maximum':
+      return { type: 'less_than_equal', msg: `Input should be less than or equal to ${limit}`, ctx: { le: limit } };
+    case 'exclusiveMinimum':
+      return { type: 'greater_than', msg: `Input should be greater than ${limit}`, ctx: { gt: limit } };
+    case 'exclusiveMaximum':
+      return { type: 'less_than', msg: `Input should be less than ${limit}`, ctx: { lt: limit } };
+    case 'minLength':
+      return { type: 'string_too_short', msg: `String should have at least ${limit} character${limit === 1 ? '' : 's'}`, ctx: { min_length: limit } };
+    case 'maxLength':
+      return { type: 'string_too_long', msg: `String should have at most ${limit} character${limit === 1 ? '' : 's'}`, ctx: { max_length: limit } };
+    case 'multipleOf':
+      return { type: 'multiple_of', msg: `Input should be a multiple of ${String(b.params.multipleOf)}`, ctx: { multiple_of: b.params.multipleOf } };
+    case 'enum': {
+      const expected = (b.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ');
+      return { type: 'enum', msg: `Input should be one of ${expected}`, ctx: { expected } };
+    }
+    case 'const':
+      return { type: 'literal_error', msg: `Input should be ${JSON.stringify(b.params.allowedValue)}`, ctx: { expected: JSON.stringify(b.params.allowedValue) } };
+    default:
+      return { type: 'value_error', msg: `Value error, the template's schema says it ${breachWords(b)}` };
+  }
+}
+
+/**
+ * What in a review's merge patch does not fit the template, as 422 items under body.patch: the
+ * fields' names and types first, then the value constraints of its JSON schema (one item per
+ * place: a value of the wrong type is not also out of range).
+ */
+export function patchProblems(fields: FieldSpec[], patch: Record<string, unknown>, schema: Record<string, unknown> | null = null): ValidationItem[] {
   const out: ValidationItem[] = [];
   checkObject(fields, patch, ['body', 'patch'], '', out);
+  if (!schema) return out;
+  const placed = new Set(out.map((item) => JSON.stringify(item.loc)));
+  // The patch alone is checked: the values it sets are the reviewer's; what it leaves is the extraction's.
+  for (const b of valueBreaches(schema, patch)) {
+    const loc = ['body', 'patch', ...b.segments];
+    if (placed.has(JSON.stringify(loc))) continue;
+    placed.add(JSON.stringify(loc));
+    out.push({ loc, ...breachProblem(b), input: b.value });
+  }
   return out;
 }

@@ -112,7 +112,7 @@ export async function overrideReview(db: Db, p: Principal, reviewId: string, pat
     // The template version the job used: its fields say what the patch may hold.
     const template = extraction.template_id ? await templateForRun(tx as unknown as Db, p.tenantId, extraction.template_id, extraction.template_version) : undefined;
     if (template) {
-      const problems = patchProblems(schemaFields(template.json_schema), patch);
+      const problems = patchProblems(schemaFields(template.json_schema), patch, template.json_schema);
       if (problems.length) throw validationError(problems);
     }
     const data = mergePatch(before, patch) as Record<string, unknown>;

@@ -2,19 +2,14 @@
 // field paths, coerced to the field's type (amounts printed as "1.234,50 €", dates as written),
 // then the whole checked against the template's JSON schema. What fails is reported back to the
 // model once (extract.ts); what still fails is dropped, never guessed.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { addFormats } from '../../lib/formats.js';
 import { type DateOrder, parseDate } from '../../pipeline/entities/dates.js';
 import { parseAmount } from '../../pipeline/entities/money.js';
 import { parseNumber } from '../../pipeline/entities/numbers.js';
 import type { FieldSpec } from '../../pipeline/extract/schema-fields.js';
 import { setFieldPath } from '../../pipeline/extract/paths.js';
-import { ajvLinearRegExp } from '../../lib/linear-regex.js';
+import { errorSegments, fieldPathOf, schemaErrors } from '../../pipeline/extract/schema-check.js';
 
-// The template's schema is the tenant's: its patterns check model answers in the linear-time engine.
-const ajv = addFormats(new Ajv({ allErrors: true, strict: false, code: { regExp: ajvLinearRegExp } }));
-const validators = new WeakMap<object, ValidateFunction>();
 const isDateTime = (fullFormats['date-time'] as { validate: (text: string) => boolean }).validate;
 
 /** One value of the answer by its field path: "vendor.name", "tags[1]", "lines[0].qty". */
@@ -139,20 +134,6 @@ export function buildData(fields: FieldSpec[], read: Pick<ReadAnswer, 'values' |
 /** A field's value at its dotted path, written as own properties (pipeline/extract/paths.ts). */
 export const setPath = setFieldPath;
 
-/** ajv's errors for the rebuilt data (none when the schema cannot be compiled: the field walk is the check). */
-function schemaErrors(schema: Record<string, unknown>, data: Record<string, unknown>): ErrorObject[] {
-  let validate = validators.get(schema);
-  if (!validate) {
-    try {
-      validate = ajv.compile(schema);
-    } catch {
-      return []; // a schema ajv cannot compile was accepted as a template: the field walk above is the check
-    }
-    validators.set(schema, validate);
-  }
-  return validate(data) ? [] : [...(validate.errors ?? [])];
-}
-
 /**
  * Schema errors of the rebuilt data, as "path: message" lines. `partial`: the data of some pages
  * only, where a required value may well be printed on another page (not asked for again).
@@ -165,6 +146,6 @@ export function schemaProblems(schema: Record<string, unknown>, data: Record<str
 
 /** The flat value paths ("lines[0].amount", "tags[1]") whose values the template's schema refuses in the rebuilt data. */
 export function schemaRefused(schema: Record<string, unknown>, data: Record<string, unknown>, values: FlatAnswer): string[] {
-  const paths = schemaErrors(schema, data).map((e) => e.instancePath.split('/').slice(1).reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), ''));
+  const paths = schemaErrors(schema, data).map((e) => fieldPathOf(errorSegments(e)));
   return [...new Set(paths)].filter((p) => values.has(p));
 }

@@ -23,6 +23,7 @@ import { crossCheckAmounts } from './arithmetic.js';
 import { addressBlockCandidates } from './address-block.js';
 import { weighTotalCandidates } from './receipt-total.js';
 import { type FieldSpec, labelWordTest, schemaFields } from './schema-fields.js';
+import { breachKind, breachWords, valueBreaches } from './schema-check.js';
 import { type Item, type TableMapping, lineItems, tableItems } from './tables.js';
 
 export { agreementOf, decide, type Decision, type DecisionStatus, type ReviewThresholds } from './decision.js';
@@ -262,6 +263,21 @@ function holdContradicted(rules: Rule[], entries: ValidationEntry[], results: Re
   }
 }
 
+/**
+ * The extracted values that break their field's constraints in the template's schema (`pattern`,
+ * `format`, `maximum`, `maxLength`, `enum` …): kept, but never silently: each is an error entry
+ * named like the rule that checks the same (`range:total`, `pattern:lines[].code`, `format:email`),
+ * so the job goes to review with `validation:<that name>`.
+ */
+export function schemaEntries(schema: Record<string, unknown>, data: Record<string, unknown>): ValidationEntry[] {
+  return valueBreaches(schema, data).map((b) => ({
+    rule: `${breachKind(b)}:${genericPath(b.path)}`,
+    field: b.path,
+    severity: 'error',
+    message: `${b.path} is ${JSON.stringify(b.value)}; the template's schema says it ${breachWords(b)}.`,
+  }));
+}
+
 /** The paths of a schema's date fields, generic (`lines[].shipped`, `dates[]`). */
 export function datePathsOf(fields: FieldSpec[]): Set<string> {
   const datePaths = new Set<string>();
@@ -292,9 +308,11 @@ export function validateAndDecide(
   confidences: Record<string, number>,
   agreement: Record<string, number> | null,
   now?: Date,
+  schemaBreaches: ValidationEntry[] = [],
 ) {
   const rules = (template.validation_rules ?? []) as Rule[];
   const outcome = runRules(rules, data, now, dateFormatReader(template, policy));
+  outcome.entries.push(...schemaBreaches);
   holdContradicted(rules, outcome.entries, results, confidences);
   const thresholds = template.review_thresholds && Object.keys(template.review_thresholds).length ? (template.review_thresholds as ReviewThresholds) : null;
   const decision = decide({
@@ -377,6 +395,9 @@ export function runExtraction(canonical: DocInput, template: ExtractionTemplate,
   }
 
   crossCheckAmounts(fields, fieldResults, confidences, (path, value) => setPath(data, path, value), located);
+  // Checked as read, before post-processing, as model answers are: a date_format or value_map the
+  // template asks for is its own writing.
+  const breaches = schemaEntries(template.json_schema, data);
 
   let finalData = data;
   if (policy.extraction_postprocessing_enabled ?? true) {
@@ -389,7 +410,7 @@ export function runExtraction(canonical: DocInput, template: ExtractionTemplate,
     });
   }
 
-  const { outcome, decision } = validateAndDecide(template, policy, finalData, fieldResults, confidences, options.agreement ?? null, options.now);
+  const { outcome, decision } = validateAndDecide(template, policy, finalData, fieldResults, confidences, options.agreement ?? null, options.now, breaches);
 
   return {
     entities: policy.generic_entities_enabled ?? true ? located.map(publicEntity) : [],
