@@ -111,7 +111,7 @@ describe('a refused save by field', () => {
 describe('a failed rule in words', () => {
   it("reads a rule id by its kind, and leaves a rule's own name as a name", () => {
     expect(
-      ['validation:required:po_number', 'validation:required:vendor,total', 'validation:pattern:invoice_number', 'validation:date_order:issue_date,due_date', 'validation:arithmetic:subtotal+tax=total', 'validation:sum:total', 'validation:vat-check'].map(reasonLabel),
+      ['validation:required:po_number', 'validation:required:vendor,total', 'validation:pattern:invoice_number', 'validation:date_order:issue_date,due_date', 'validation:arithmetic:subtotal+tax=total', 'validation:sum:total', 'validation:format:contact', 'validation:multiple_of:lines[].qty', 'validation:vat-check'].map(reasonLabel),
     ).toEqual([
       'po_number is required',
       'vendor and total are required',
@@ -119,6 +119,8 @@ describe('a failed rule in words', () => {
       'issue_date and due_date are in the wrong order',
       'subtotal+tax=total does not hold',
       'total is not the sum of its items',
+      'contact is not in its format',
+      'lines[].qty is not a multiple of its step',
       'Rule failed: vat-check',
     ]);
   });

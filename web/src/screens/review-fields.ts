@@ -311,6 +311,10 @@ export function ruleInWords(id: string): string | null {
       return `${target} does not hold`;
     case 'checksum':
       return `${target} fails its checksum`;
+    case 'format':
+      return `${target} is not in its format`;
+    case 'multiple_of':
+      return `${target} is not a multiple of its step`;
     case 'equals':
       return `${target} is not the expected value`;
     default:
