@@ -96,6 +96,19 @@ describe('the job screen', () => {
     await expect.poll(() => pagesFact().textContent(), { timeout: 10_000 }).toBe('3 of 3');
   });
 
+  it('offers Cancel on a running job until a cancel is asked, then says the job is stopping', async () => {
+    const jobId = await insertJob({ status: 'processing' });
+    await page.goto(`${h.baseUrl}/app/jobs/${jobId}`);
+    const actions = page.getByLabel('Actions');
+    const cancel = actions.getByRole('button', { name: 'Cancel', exact: true });
+    await expect.poll(() => cancel.count()).toBe(1);
+    await cancel.click();
+    // The worker holding it (none in this test) would stop at its next checkpoint: no second Cancel meanwhile.
+    await expect.poll(() => actions.textContent(), { timeout: 10_000 }).toContain('Stopping: the cancel was asked, and the job stops at its next step.');
+    expect(await cancel.count()).toBe(0);
+    expect((await h.db.selectFrom('jobs').select('cancel_requested').where('id', '=', jobId).executeTakeFirstOrThrow()).cancel_requested).toBe(true);
+  });
+
   it('says why "Open its review" cannot open it, beside the button', async () => {
     const jobId = await insertJob({ status: 'needs_review', page_count: 1, pages_processed: 1, result: EXTRACTION });
     await page.goto(`${h.baseUrl}/app/jobs/${jobId}`);

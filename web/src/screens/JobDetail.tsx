@@ -126,7 +126,9 @@ export function JobDetail({ jobId }: { jobId: string }) {
               <button onClick={() => act('Restored.', () => api.POST('/v1/documents/{job_id}/restore', { params: { path: { job_id: jobId } } }))} disabled={action.busy}>Restore</button>
             ) : (
               <>
-                {!TERMINAL.includes(j.status) && <button onClick={() => act('Cancel requested.', () => api.POST('/v1/documents/{job_id}/cancel', { params: { path: { job_id: jobId } } }))} disabled={action.busy}>Cancel</button>}
+                {!TERMINAL.includes(j.status) && (j.cancel_requested
+                  ? <span className="muted">Stopping: the cancel was asked, and the job stops at its next step.</span>
+                  : <button onClick={() => act('Cancel requested.', () => api.POST('/v1/documents/{job_id}/cancel', { params: { path: { job_id: jobId } } }))} disabled={action.busy}>Cancel</button>)}
                 {(j.status === 'failed' || j.status === 'rejected') && <button onClick={() => act('Queued again.', () => api.POST('/v1/documents/{job_id}/retry', { params: { path: { job_id: jobId } } }))} disabled={action.busy}>Retry</button>}
                 {TERMINAL.includes(j.status) && (
                   <form className="inline" onSubmit={(e) => { e.preventDefault(); void act('Reprocessing.', () => api.POST('/v1/documents/{job_id}/reprocess', { params: { path: { job_id: jobId } }, body: { ...(pageRange.trim() ? { page_range: pageRange.trim() } : {}), ...(mode ? { processing_mode: mode as (typeof MODES)[number] } : {}) } })); }}>
