@@ -128,6 +128,13 @@ describe('forge endpoints', () => {
     const vertex = await post({ name: 'v', backend: 'vertex', model: 'gemini-2.5-pro', gcp_project: 'p', gcp_region: 'europe-west4', credentials: { service_account_json: '{"client_email": "a@b"}' } });
     expect(vertex.status).toBe(422);
     expect(vertex.body.detail[0]).toMatchObject({ loc: ['body', 'credentials', 'service_account_json'], type: 'value_error' });
+    // gcp_project is optional when the key names its project_id (the calls then go to that project).
+    const key = (extra: Record<string, unknown>) => JSON.stringify({ type: 'service_account', client_email: 'quire@p.iam.gserviceaccount.com', private_key: 'not-checked-here', ...extra });
+    expect422(await post({ name: 'v', backend: 'vertex', model: 'gemini-2.5-pro', gcp_region: 'europe-west4', credentials: { service_account_json: key({}) } }), { loc: ['body', 'gcp_project'], msg: 'Field required for backend vertex', type: 'missing', input: null });
+    const fromKey = await post({ name: 'vertex-from-key', backend: 'vertex', model: 'gemini-2.5-pro', gcp_region: 'europe-west4', credentials: { service_account_json: key({ project_id: 'key-project' }) } });
+    expect(fromKey.status, JSON.stringify(fromKey.body)).toBe(201);
+    expect(fromKey.body.gcp_project).toBeNull();
+    expect((await h.request('DELETE', `/v1/admin/forge-endpoints/${fromKey.body.id}`, { token: acmeAdmin })).status).toBe(204);
     expect422(await post({ name: 'c', backend: 'custom_url', model: 'llama', credentials: {} }), { loc: ['body', 'base_url'], msg: 'Field required for backend custom_url', type: 'missing', input: null });
     expect422(await post({ name: 'c', backend: 'custom_url', model: 'llama', base_url: 'ftp://x', credentials: {} }), { loc: ['body', 'base_url'], msg: 'Input should be a valid URL with an http or https scheme', type: 'url_parsing', input: 'ftp://x' });
     const unknown = await post({ ...anthropicBody, backend: 'openai' });

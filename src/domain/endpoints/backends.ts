@@ -32,6 +32,7 @@ export const BACKENDS: Record<ModelBackend, BackendSpec> = {
   vertex: {
     backend: 'vertex',
     description: 'Google Vertex AI generateContent, authorised with a service account.',
+    // gcp_project may be left out when the service-account key names its project_id.
     required_fields: ['model', 'gcp_project', 'gcp_region'],
     optional_fields: ['base_url'],
     required_credentials: ['service_account_json'],
@@ -76,6 +77,18 @@ function serviceAccountProblem(value: string): string | null {
   }
 }
 
+/** The project a service-account key names (its `project_id`), which Vertex calls default to. */
+function keyProjectId(credentials: Record<string, unknown> | null): string | null {
+  const json = credentials?.service_account_json;
+  if (typeof json !== 'string') return null;
+  try {
+    const id = (JSON.parse(json) as Record<string, unknown>).project_id;
+    return typeof id === 'string' && id.trim() !== '' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 export interface ModelBody {
   backend: string;
   model?: string | null;
@@ -98,6 +111,7 @@ export function checkModelEndpoint(body: ModelBody, credentials: Record<string, 
   const fields = body as unknown as Record<string, unknown>;
   for (const field of spec.required_fields) {
     const value = fields[field];
+    if (field === 'gcp_project' && keyProjectId(credentials) !== null) continue;
     if (typeof value !== 'string' || value.trim() === '') {
       items.push({ loc: ['body', field], msg: `Field required for backend ${spec.backend}`, type: 'missing', input: value ?? null });
     }
