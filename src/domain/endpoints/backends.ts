@@ -31,8 +31,7 @@ export const BACKENDS: Record<ModelBackend, BackendSpec> = {
   },
   vertex: {
     backend: 'vertex',
-    description: 'Google Vertex AI generateContent, authorised with a service account.',
-    // gcp_project may be left out when the service-account key names its project_id.
+    description: "Google Vertex AI generateContent, authorised with a service account; gcp_project may be left out when the key names its project_id.",
     required_fields: ['model', 'gcp_project', 'gcp_region'],
     optional_fields: ['base_url'],
     required_credentials: ['service_account_json'],
