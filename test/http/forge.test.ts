@@ -116,8 +116,26 @@ describe('deterministic forge', () => {
     const promoted = await h.request('POST', `/v1/templates/forge/jobs/${res.body.id}/promote`, { token: admin, body: { template_id: template.id } });
     expect(promoted.status, JSON.stringify(promoted.body)).toBe(200);
     expect(promoted.body).toMatchObject({ id: template.id, name: 'orlen', version: 2 });
-    const neither = await h.request('POST', `/v1/templates/forge/jobs/${res.body.id}/promote`, { token: admin, body: {} });
-    expect(neither.status).toBe(422);
+    const both = await h.request('POST', `/v1/templates/forge/jobs/${res.body.id}/promote`, { token: admin, body: { name: 'orlen-3', template_id: template.id } });
+    expect(both.status).toBe(422);
+    expect(both.body.detail[0]).toMatchObject({ loc: ['body', 'template_id'], type: 'value_error' });
+  });
+
+  it('promotes with neither name nor template_id into a new template named after the forge job', async () => {
+    const res = await submit({ sample_job_ids: samples.slice(0, 2).map((s) => s.job_id), max_iterations: 1 });
+    expect(res.status).toBe(202);
+    expect(await forgeJob(res.body.id, ['succeeded', 'failed'])).toMatchObject({ status: 'succeeded' });
+    for (const body of [{}, undefined]) {
+      const promoted = await h.request('POST', `/v1/templates/forge/jobs/${res.body.id}/promote`, { token: admin, ...(body ? { body } : {}) });
+      if (body) {
+        expect(promoted.status, JSON.stringify(promoted.body)).toBe(200);
+        expect(promoted.body).toMatchObject({ name: `forged-${res.body.id}`, version: 1 });
+        expect((await h.request('GET', `/v1/templates/forge/jobs/${res.body.id}`, { token: member })).body).toMatchObject({ status: 'promoted', promoted_template_id: promoted.body.id });
+      } else {
+        // Promoted already: a second promote is 409, with or without a body.
+        expect(promoted.status).toBe(409);
+      }
+    }
   });
 });
 

@@ -171,10 +171,13 @@ export async function abortForgeJob(db: Db, p: Principal, id: string) {
   });
 }
 
-/** The best iteration becomes a new template (`name`) or the next version of `template_id`. */
+/**
+ * The best iteration becomes a new template (`name`, or with neither field one named after the
+ * forge job: "forged-fgj_…", free since a job is promoted once) or the next version of `template_id`.
+ */
 export async function promoteForgeJob(db: Db, p: Principal, id: string, body: { name?: string; template_id?: string }) {
-  if (!body.name === !body.template_id) {
-    throw validationError([{ loc: ['body', 'name'], msg: 'Send `name` for a new template or `template_id` for a new version of an existing one (exactly one of them)', type: 'value_error' }]);
+  if (body.name && body.template_id) {
+    throw validationError([{ loc: ['body', 'template_id'], msg: 'Send `name` for a new template or `template_id` for a new version of an existing one, not both', type: 'value_error', input: body.template_id }]);
   }
   return db.transaction().execute(async (tx) => {
     const row = await lockForgeJob(tx, p.tenantId, id);
@@ -192,7 +195,7 @@ export async function promoteForgeJob(db: Db, p: Principal, id: string, body: { 
       if (!current) throw notFound(`Template ${body.template_id}`);
       template = await updateTemplateIn(tx, p, body.template_id, { name: current.name, description: current.description, ...content });
     } else {
-      template = await createTemplateIn(tx, p, { name: body.name!, description: `Forged from ${row.sample_job_ids.length} sample(s) (forge job ${id}).`, ...content });
+      template = await createTemplateIn(tx, p, { name: body.name ?? `forged-${id}`, description: `Forged from ${row.sample_job_ids.length} sample(s) (forge job ${id}).`, ...content });
     }
     await setForgeStatus(tx, p.tenantId, id, { status: 'promoted', promoted_template_id: template.id });
     return template;

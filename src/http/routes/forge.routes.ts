@@ -1,4 +1,5 @@
 // The template forge: /v1/templates/forge/jobs/*. Rules live in domain/forge.
+import { optionalBody } from './documents.routes.js';
 import { type ForgeSubmit as ForgeSubmitBody, abortForgeJob, getForgeJob, getIteration, listForgeJobPage, listIterationPage, promoteForgeJob, submitForgeJob } from '../../domain/forge/forge.service.js';
 import { type RouteModule, caller } from '../context.js';
 import { ErrorResponse, Page } from '../schemas/common.js';
@@ -60,17 +61,19 @@ export const forgeRoutes: RouteModule = (app, ctx) => {
     '/v1/templates/forge/jobs/:job_id/promote',
     {
       config: { permission: 'admin' },
+      // Both fields are optional, so the body is too.
+      preValidation: optionalBody,
       schema: {
         tags,
         operationId: 'forge.promote',
-        summary: "Promote a succeeded forge job's best candidate: a new template (`name`) or a new version of `template_id`",
+        summary: "Promote a succeeded forge job's best candidate: a new template (`name`; without it, named forged-<forge job id>) or a new version of `template_id`",
         params: ForgeParams,
         body: ForgePromote,
         response: { 200: TemplateRecord, 409: ErrorResponse, ...errors },
       },
     },
     async (request) => {
-      const template = await promoteForgeJob(ctx.db, caller(request), request.params.job_id, (request.body ?? {}) as { name?: string; template_id?: string });
+      const template = await promoteForgeJob(ctx.db, caller(request), request.params.job_id, request.body as { name?: string; template_id?: string });
       request.audit = { resourceType: 'forge_job', resourceId: request.params.job_id, details: { action: 'promote', template_id: template.id, version: template.version } };
       return template;
     },

@@ -1606,7 +1606,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Promote a succeeded forge job's best candidate: a new template (`name`) or a new version of `template_id` */
+        /** Promote a succeeded forge job's best candidate: a new template (`name`; without it, named forged-<forge job id>) or a new version of `template_id` */
         post: operations["forge.promote"];
         delete?: never;
         options?: never;
@@ -8984,7 +8984,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     name?: string;
