@@ -197,6 +197,12 @@ describe('cancel and retry', () => {
     const asked = await h.request('POST', `/v1/documents/${running}/cancel`, { token: member });
     expect(asked.body).toMatchObject({ status: 'processing' });
     expect((await row(running)).cancel_requested).toBe(true);
+    // Asked again while it stops: the same answer, and nothing recorded twice.
+    const again = await h.request('POST', `/v1/documents/${running}/cancel`, { token: member });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ status: 'processing' });
+    const asks = await h.db.selectFrom('job_events').select('kind').where('job_id', '=', running).where('kind', '=', 'cancel_requested').execute();
+    expect(asks).toHaveLength(1);
     expect((await h.request('POST', `/v1/documents/${running}/cancel`, { token: other })).status).toBe(404);
     expect((await h.request('POST', `/v1/documents/${running}/cancel`)).status).toBe(401);
   });

@@ -69,6 +69,8 @@ export async function cancelJob(db: Db, p: Principal, jobId: string): Promise<Jo
 }
 
 export async function cancelLocked(tx: Tx, p: Principal, job: JobSummary): Promise<JobSummary> {
+  // Asked already: the worker stops it at its next checkpoint; no second event or wake-up.
+  if (job.status === 'processing' && job.cancel_requested) return job;
   const changed = job.status === 'queued' ? await cancelQueued(tx, p.tenantId, job.id, CANCELLED_MESSAGE) : await requestCancel(tx, p.tenantId, job.id);
   if (!changed) return job;
   await recordEvent(tx, {
