@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { funsdSamples } from '../../bench/ocr-data.js';
 import { fingerprintOfDocument } from '../../src/pipeline/classify/index.js';
+import { documentKind } from '../../src/pipeline/classify/draft-name.js';
 import { proposeDraft } from '../../src/pipeline/classify/draft-schema.js';
 import { runEntities } from '../../src/pipeline/extract/index.js';
 import { runCanonical, toCanonicalJson } from '../../src/pipeline/index.js';
@@ -60,5 +61,15 @@ describe('draft names', () => {
       expect(first.length, first).toBeLessThanOrEqual(46);
       expect((await nameOf(receiptText(id).bytes)).name).toBe(first);
     }
+  });
+});
+
+describe('document kind on crafted text', () => {
+  it('reads a payment word followed by a long run of spaces in time linear in its length', () => {
+    // Three \s* in a row split the run cubically many ways: 4,000 spaces took over a minute.
+    const text = 'Shop\ncash' + ' '.repeat(4000) + '\nCASH 100.00\n';
+    expect(documentKind({ text, markdown: text, pages: [] }, null)).toBe('receipt');
+    const noAmount = 'Shop\nchange' + ' '.repeat(4000) + '\nthank you\n';
+    expect(documentKind({ text: noAmount, markdown: noAmount, pages: [] }, null)).toBeNull();
   });
 });

@@ -27,7 +27,9 @@ const AMOUNT = /^[-+]?\p{Sc}?\s?\d[\d\s.,']*$/u;
 const RECEIPT_LABEL = /\b(?:(?:cash|sales|official)\s+receipt|receipt\s*(?:no\b|nr\b|number|#))/iu;
 // A payment line of a till receipt printed as text: the amount tendered (cash or a card scheme)
 // or the change, then an amount ("CASH 100.00", "VISA 48.95", "EDC MASTER RM 41.95").
-const PAYMENT_IN_TEXT = new RegExp(String.raw`\b(?:cash|change|cash change|tendered|cash tendered|change due|credit|visa|master|mastercard|amex)\s*:?\s*${CURRENCY_SOURCE}?\s*-?\d*[.,]\d{2}\b`, 'iu');
+// Spaces are matched once before and once after the colon and the currency, not by \s* on both
+// sides of each: three \s* in a row split a long run of spaces cubically many ways.
+const PAYMENT_IN_TEXT = new RegExp(String.raw`\b(?:cash|change|cash change|tendered|cash tendered|change due|credit|visa|master|mastercard|amex)\s*(?::\s*)?(?:${CURRENCY_SOURCE}\s*)?-?\d*[.,]\d{2}\b`, 'iu');
 
 /**
  * The document's kind, when its words say it: a receipt names itself or prints a payment line
