@@ -2,7 +2,7 @@
 // give the date and total as printed ("13/03/2018", "100.90"), the extractor gives an ISO date
 // and a number. They are the same values, and the forge must count them as agreeing.
 import { describe, expect, it } from 'vitest';
-import { evaluate, sameValue } from '../../src/pipeline/forge/score.js';
+import { amountOf, evaluate, sameValue } from '../../src/pipeline/forge/score.js';
 import type { CanonicalJson } from '../../src/pipeline/index.js';
 import { runExtraction } from '../../src/pipeline/extract/index.js';
 import { RECEIPT_SCHEMA, receiptDocument, receiptKey } from './sroie.js';
@@ -38,5 +38,15 @@ describe('forge agreement with expected outputs as printed', () => {
     const scored = evaluate({ json_schema: RECEIPT_SCHEMA, validation_rules: [], prompt_overlay: '' }, samples);
     expect(scored.disagreements).toEqual([]);
     expect(scored.scores.expected_agreement).toBe(1);
+  });
+});
+
+describe('amounts as printed, on crafted text', () => {
+  it('reads a text of spaces around digits and a minus in time linear in its length', () => {
+    // Four \s* around the optional currencies split the spaces in polynomially many ways (degree
+    // four): 250 spaces, a digit, 500 spaces and "-0" took over a minute.
+    expect(amountOf('\t'.repeat(250) + '0' + '\t'.repeat(500) + '-0')).toBeNull();
+    expect(amountOf(' RM 1,234.50 ')).toBe(1234.5);
+    expect(amountOf('1 234.50 EUR')).toBe(1234.5);
   });
 });

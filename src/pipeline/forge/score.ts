@@ -47,7 +47,9 @@ const isEmpty = (v: unknown) => v === null || v === undefined || v === '' || (Ar
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 // An amount as a text prints it: digits with separators, a currency code or symbol either side.
-const AMOUNT_TEXT = /^\s*(?:[a-z]{1,3}|[$€£¥])?\s*-?\d[\d\s.,']*\s*(?:[a-z]{1,3}|[$€£¥])?\s*$/iu;
+// Each run of spaces has one place in the match (a currency takes the spaces after it), so a long
+// run is not split between neighbouring \s* in polynomially many ways.
+const AMOUNT_TEXT = /^\s*(?:(?:[a-z]{1,3}|[$€£¥])\s*)?-?\d[\d\s.,']*(?:(?:[a-z]{1,3}|[$€£¥])\s*)?$/iu;
 
 /** The amount a text is, when it is an amount and nothing more. */
 export function amountOf(v: unknown): number | null {
