@@ -39,6 +39,18 @@ const r3 = (v: number) => Math.round(Math.max(0, Math.min(1, v)) * 1000) / 1000;
  */
 const ocrSeparators = (text: string) => text.replace(/(?<![\p{L}\d.])(\p{L}{4,}|\d+)\.(?= \S)/gu, '$1,');
 
+/**
+ * Whether a line goes on after a postal code with a comma and more text ("56000 KUALA LUMPUR,
+ * MALAYSIA"): the first comma after the first four digits in a row has text after it. Found by
+ * position: the regex /\d{4,}[^,]*,\s*\S/ said the same but split a long run of digits cubically.
+ */
+export function namesPlaceAfterCode(text: string): boolean {
+  const code = /\d{4}/.exec(text);
+  if (!code) return false;
+  const comma = text.indexOf(',', code.index + 4);
+  return comma >= 0 && text.trimEnd().length > comma + 1;
+}
+
 const looksLikeAddress = (text: string) => /\d/.test(text) || ADDRESS_WORD.test(text);
 
 /** The address block under the issuer's name, when the first page starts with one. */
@@ -79,7 +91,7 @@ export function addressBlockCandidates(spec: FieldSpec, ctx: ScalarContext, vend
     if (postal.has(line) && !/\d{4,}[,.]?\s*$/.test(text) && !/,\s*$/.test(text)) {
       closed = true;
       // "56000 KUALA LUMPUR, MALAYSIA" already names city and country: what follows is something else.
-      placeLine = !/\d{4,}[^,]*,\s*\S/.test(text);
+      placeLine = !namesPlaceAfterCode(text);
     }
   }
   if (!parts.length) return [];

@@ -221,7 +221,9 @@ function readRows(rows: Row[], h: number, anchors: Anchor[], describing: FieldSp
 // template's note column holds it where it has one; otherwise it stays part of the description.
 const ITEM_NOTE = /^[\p{L}][\p{L}/.\- ]{0,24}:\s*\S/u;
 // A heading between groups of items ("--- Food Products ---", "== Services =="): no part of the item above.
-const SECTION_HEADING = /^\s*(?:-{2,}|={2,}|\*{2,}).*(?:-{2,}|={2,}|\*{2,})\s*$/;
+// Two marks each side, not -{2,} and so on: .* takes any further ones, and a long run of marks is
+// no longer split cubically many ways between the two runs and .*.
+const SECTION_HEADING = /^\s*(?:--|==|\*\*).*(?:--|==|\*\*)\s*$/;
 // A column for such details, when the template has one ("line_note", "comment").
 const NOTE_COLUMN = /(?:^|[\s_])(?:note|notes|comment|comments|remark|remarks|memo)$/i;
 

@@ -441,9 +441,12 @@ const TITLE_WORDS = /^(?:(?:simplified|full|official|original)\s)?(?:tax\s)?(?:i
  * A heading line as a name: an e-mail address or website that layout ran into it ("Sammy
  * smaystone4@fake.com Maystone") and a document title at its end ("… INVOICE") are not the name.
  */
-function headingName(text: string): string {
+export function headingName(text: string): string {
+  // An e-mail address is matched from the start of its run of non-spaces, through its first "@"
+  // and the first "." after the character that follows: the same runs /\S+@\S+\.\S+/ replaced,
+  // which split a long run of "@" cubically many ways.
   return text
-    .replace(/\S+@\S+\.\S+|(?:https?:\/\/|www\.)\S+/gi, ' ')
+    .replace(/(?<!\S)\S[^\s@]*@\S[^\s.]*\.\S+|(?:https?:\/\/|www\.)\S+/gi, ' ')
     .replace(/\s+(?:(?:tax\s)?invoice|receipt|rechnung|facture|factura|factuur|fattura|faktura)\s*$/i, '')
     .replace(/\s+/g, ' ')
     .trim();

@@ -1,0 +1,34 @@
+// Text that makes a backtracking regex slow: each case took over a minute before its regex was
+// rewritten to match each character in one way, and must now be read at once with the same result.
+import { describe, expect, it } from 'vitest';
+import { namesPlaceAfterCode } from './address-block.js';
+import { sectionItem } from './line-items.js';
+import { headingName } from './scalars.js';
+import type { FieldSpec } from './schema-fields.js';
+
+const cell = (value: string) => ({ value, confidence: 1, evidence: [] });
+const column = (key: string) => ({ path: `lines.${key}`, key, kind: 'scalar', type: 'string' }) as FieldSpec;
+
+describe('extraction on crafted text', () => {
+  it('reads a postal code line with a long run of digits before its comma', () => {
+    // /\d{4,}[^,]*,\s*\S/ split the run cubically: 6,000 digits took over a minute.
+    expect(namesPlaceAfterCode('0'.repeat(6000) + ',')).toBe(false);
+    expect(namesPlaceAfterCode('0'.repeat(6000) + ', MALAYSIA')).toBe(true);
+    expect(namesPlaceAfterCode('56000 KUALA LUMPUR, MALAYSIA')).toBe(true);
+    expect(namesPlaceAfterCode('KUALA LUMPUR, 56000 ')).toBe(false);
+  });
+
+  it('tells a section heading from a long run of stars that is none', () => {
+    // The marks were split between the two runs and .* cubically: 4,500 stars took over a minute.
+    const columns = [column('description'), column('section')];
+    expect(sectionItem(cell('*'.repeat(4500) + 'x'), columns)).toBeNull();
+    expect(sectionItem(cell('--- Food Products ---'), columns)).toEqual({ section: cell('--- Food Products ---') });
+  });
+
+  it('drops an e-mail address from a heading name after a long run of "@"', () => {
+    // /\S+@\S+\.\S+/ split the run cubically: 5,000 "@" took over a minute.
+    expect(headingName('Sammy ' + '@'.repeat(5000) + ' Maystone')).toBe('Sammy ' + '@'.repeat(5000) + ' Maystone');
+    expect(headingName('Sammy smaystone4@fake.com Maystone INVOICE')).toBe('Sammy Maystone');
+  });
+
+});
