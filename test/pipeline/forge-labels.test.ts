@@ -39,3 +39,23 @@ describe('forge label options', () => {
     }
   });
 });
+
+describe('forge label options on crafted text', () => {
+  it('reads a label with a long run of separators inside it in time linear in its length', () => {
+    // The trailing-currency and trailing-separator regexes retried the run from each of its
+    // characters: 100,000 colons took over a minute in each of the three.
+    const run = ':'.repeat(100_000);
+    const canonical = { text: `TOTAL ${run}x 12.30\n`, markdown: '', pages: [{ key_values: [{ key: `AMOUNT ${run}y`, value: '12.30' }] }] };
+    const options = labelOptions('total', [{ job_id: 'separator-run', canonical: canonical as unknown as CanonicalJson, expected: { total: '12.30' } }]);
+    // The label the layout paired with the value first.
+    expect(options.map((o) => o.replace(run, '<run>'))).toEqual(['AMOUNT <run>y', 'TOTAL <run>x']);
+  });
+
+  it('takes a long row of currencies off a label in time linear in its length', () => {
+    // Each currency taken off ran the strip again over the whole label: 3,000 took 0.25 s, 60,000 over a minute.
+    const currencies = 'RM '.repeat(60_000);
+    const canonical = { text: `GRAND TOTAL : ${currencies}12.30\n`, markdown: '', pages: [{ key_values: [] }] };
+    const options = labelOptions('total', [{ job_id: 'currency-row', canonical: canonical as unknown as CanonicalJson, expected: { total: '12.30' } }]);
+    expect(options).toEqual(['GRAND TOTAL']);
+  });
+});

@@ -52,7 +52,8 @@ export function labelOptions(field: string, samples: ForgeSample[]): string[] {
     const paired = new Set<string>();
     for (const page of s.canonical.pages) {
       for (const kv of page.key_values) {
-        const label = kv.key.replace(/[:\s]+$/, '').trim();
+        // (?<!…): the strip starts where a run starts, not at each of its characters (quadratic).
+        const label = kv.key.replace(/(?<![:\s])[:\s]+$/, '').trim();
         if (label && !seen.has(label) && sameValue(want, kv.value)) {
           seen.add(label);
           paired.add(label);
@@ -78,17 +79,36 @@ export function labelOptions(field: string, samples: ForgeSample[]): string[] {
 }
 
 const MAX_LABEL_WORDS = 6;
+/** Separators between a label and what follows it ("TOTAL : RM", "GST:RM", "NO#"). */
+const isSeparator = (ch: string) => ch === ':' || ch === '#' || /\s/.test(ch);
 
-/** The label without the currencies printed after it, before its value ("TOTAL : RM", "TOTAL INCL. GST:RM", "TOTAL THB"). */
+/**
+ * The label without the currencies printed after it, before its value ("TOTAL : RM", "TOTAL INCL.
+ * GST:RM", "TOTAL THB", "TOTAL€"), and without the separators it ends with. Walked back from the
+ * end by position, each character looked at once or twice: a regex with a lazy head, run again
+ * for each word taken off, was quadratic in a long run of separators or of currencies.
+ */
 function withoutTrailingCurrency(label: string): string {
-  let rest = label;
+  let end = label.length;
   for (;;) {
-    // A currency alone ("RM" above its amount) labels nothing.
-    if (isCurrencyWord(rest.replace(/^[\s:#]+|[\s:#]+$/g, ''))) return '';
-    // The last word after a separator, or a symbol set close: "GST:RM" → "GST" and "RM"; "TOTAL€" → "TOTAL" and "€".
-    const m = /^(.*?)(?:[\s:#]+([^\s:#]+)|[\s:#]*(\p{Sc}+))[\s:#]*$/u.exec(rest);
-    if (!m?.[1] || !isCurrencyWord(m[2] ?? m[3]!)) return rest;
-    rest = m[1];
+    while (end > 0 && isSeparator(label[end - 1]!)) end--;
+    let wordStart = end;
+    while (wordStart > 0 && !isSeparator(label[wordStart - 1]!)) wordStart--;
+    let headEnd = wordStart;
+    while (headEnd > 0 && isSeparator(label[headEnd - 1]!)) headEnd--;
+    const word = label.slice(wordStart, end);
+    if (headEnd > 0) {
+      // The last word after a separator: "GST:RM" → "GST" and "RM".
+      if (!isCurrencyWord(word)) return label.slice(0, end);
+      end = headEnd;
+      continue;
+    }
+    // One word left. A currency alone ("RM" above its amount) labels nothing.
+    if (isCurrencyWord(word)) return '';
+    // A symbol set close to it goes ("TOTAL€" → "TOTAL"), unless separators stand before the word.
+    const symbols = wordStart === 0 ? /(?<!\p{Sc})\p{Sc}+$/u.exec(word) : null;
+    if (!symbols || symbols.index === 0) return label.slice(0, end);
+    end = wordStart + symbols.index;
   }
 }
 
@@ -104,7 +124,7 @@ function labelBefore(text: string): string | null {
   let after = words.length;
   if (words.length > MAX_LABEL_WORDS) while (after > 0 && !/\d/.test(words[after - 1]!)) after--;
   else after = 0;
-  const label = withoutTrailingCurrency(words.slice(after).join(' ')).replace(/[:\s#]+$/, '').trim();
+  const label = withoutTrailingCurrency(words.slice(after).join(' ')).trim();
   if (!/\p{L}{2}/u.test(label) || label.split(' ').length > MAX_LABEL_WORDS) return null;
   return label;
 }
