@@ -141,8 +141,25 @@ export function weighTotalCandidates(candidates: Candidate[], ctx: ScalarContext
   return out;
 }
 
-// A total's label that says the amount is rounded: "Total After Rounding", "Rounded Total".
-const ROUNDED_TOTAL = /\b(?:total|amount|jumlah)\b.*\bround(?:ed|ing)?\b|\bround(?:ed)?\s+(?:total|amount)\b/i;
+const ROUNDED_THEN_TOTAL = /\bround(?:ed)?\s+(?:total|amount)\b/i;
+const TOTAL_WORD = /\b(?:total|amount|jumlah)\b/i;
+const ROUNDING_WORD = /\bround(?:ed|ing)?\b/gi;
+
+/**
+ * Whether a total's label says the amount is rounded: "Rounded Total", or a total word with a
+ * rounding word after it on its line ("Total After Rounding"). The rounding word is looked for
+ * once, after the line's first total word: /\b(?:total|…)\b.*\bround…/ scanned the rest of the
+ * line from every total word, quadratic in a line of them.
+ */
+export function saysRounded(label: string): boolean {
+  if (ROUNDED_THEN_TOTAL.test(label)) return true;
+  return label.split(/[\n\r\u2028\u2029]/).some((line) => {
+    const total = TOTAL_WORD.exec(line);
+    if (!total) return false;
+    ROUNDING_WORD.lastIndex = total.index + total[0].length;
+    return ROUNDING_WORD.test(line);
+  });
+}
 
 /** The words a value was read under: its own line, else the row to its left (a label and its amount set apart) or the line above. */
 function labelLineOf(c: Candidate, ctx: ScalarContext): string {
@@ -160,7 +177,7 @@ function labelLineOf(c: Candidate, ctx: ScalarContext): string {
  * 0.02", "TOTAL AFTER ROUNDING 48.95").
  */
 function roundedTotal(candidates: Candidate[], ctx: ScalarContext, cut: number): Candidate | null {
-  return candidates.find((c) => c.source !== 'entity' && typeof c.value === 'number' && c.value > 0 && c.order < cut && ROUNDED_TOTAL.test(labelLineOf(c, ctx))) ?? null;
+  return candidates.find((c) => c.source !== 'entity' && typeof c.value === 'number' && c.value > 0 && c.order < cut && saysRounded(labelLineOf(c, ctx))) ?? null;
 }
 
 /**
