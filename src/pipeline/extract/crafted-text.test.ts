@@ -39,4 +39,10 @@ describe('extraction on crafted text', () => {
     expect(saysRounded('ROUNDED TOTAL 48.95')).toBe(true);
     expect(saysRounded('ROUNDING\nTOTAL 48.95')).toBe(false);
   });
+
+  it('keeps a heading name with a long run of spaces before its last word', () => {
+    // The trailing title was looked for from each space of the run: 250,000 took over a minute.
+    expect(headingName('Shop' + ' '.repeat(250_000) + 'Tools')).toBe('Shop Tools');
+    expect(headingName('Shop Tools' + ' '.repeat(250_000) + 'TAX INVOICE')).toBe('Shop Tools');
+  });
 });

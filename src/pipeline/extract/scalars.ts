@@ -447,7 +447,8 @@ export function headingName(text: string): string {
   // which split a long run of "@" cubically many ways.
   return text
     .replace(/(?<!\S)\S[^\s@]*@\S[^\s.]*\.\S+|(?:https?:\/\/|www\.)\S+/gi, ' ')
-    .replace(/\s+(?:(?:tax\s)?invoice|receipt|rechnung|facture|factura|factuur|fattura|faktura)\s*$/i, '')
+    // (?<!\s): the title's spaces are matched from where their run starts, not from each space (quadratic).
+    .replace(/(?<!\s)\s+(?:(?:tax\s)?invoice|receipt|rechnung|facture|factura|factuur|fattura|faktura)\s*$/i, '')
     .replace(/\s+/g, ' ')
     .trim();
 }
