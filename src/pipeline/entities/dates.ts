@@ -78,8 +78,9 @@ const PATTERNS: { re: RegExp; named?: true; parts: (m: RegExpExecArray) => { y: 
     parts: (m) => ({ y: m[4]!, m: MONTHS[m[1]!]!, d: m[3]! }),
   },
   // August 3, 2014 / Aug 3rd 2014 / August 3 , 2014
+  // (The comma takes the spaces after it: \s*,?\s* split a run of spaces quadratically.)
   {
-    re: new RegExp(String.raw`(?<![\p{L}])(${MONTH_ALT})\.?\s+(${DAY})(?!\d)${ORD}\s*,?\s*${YEAR}(?!\d)`, 'gu'),
+    re: new RegExp(String.raw`(?<![\p{L}])(${MONTH_ALT})\.?\s+(${DAY})(?!\d)${ORD}\s*(?:,\s*)?${YEAR}(?!\d)`, 'gu'),
     named: true,
     parts: (m) => ({ y: m[3]!, m: MONTHS[m[1]!]!, d: m[2]! }),
   },

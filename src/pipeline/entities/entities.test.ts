@@ -300,3 +300,21 @@ describe('reference labels on crafted text', () => {
     expect(found).toEqual(['4711']);
   });
 });
+
+describe('dates on crafted text', () => {
+  it('reads a month and day followed by a long run of spaces in time linear in its length', () => {
+    // \s*,?\s* before the year split the run quadratically: 250,000 tabs took over a minute.
+    const text = 'dec 3º' + '\t'.repeat(250_000) + 's. Paid August 3, 2014';
+    expect(findDates(text).map((d) => d.value)).toEqual(['2014-08-03']);
+  });
+});
+
+describe('legal forms on crafted text', () => {
+  it('keeps a name with a long run of spaces inside it in time linear in its length', () => {
+    // The trailing legal-form regex scanned the run again from each of its spaces: 250,000 took
+    // over a minute.
+    const name = 'Acme' + ' '.repeat(250_000) + 'Tools';
+    expect(withoutLegalForm(name)).toBe(name);
+    expect(withoutLegalForm('Acme Tools' + ' '.repeat(250_000) + ', GmbH ')).toBe('Acme Tools');
+  });
+});

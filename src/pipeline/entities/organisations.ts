@@ -85,7 +85,9 @@ export function findOrganisations(text: string): OrganisationHit[] {
   return hits;
 }
 
-const TRAILING_SUFFIX = new RegExp(String.raw`[\s,]*(?<![\p{L}\d])(?:${SUFFIXES.join('|')})\s*$`, 'u');
+// The match starts where a run of spaces and commas starts (the first match always does): from
+// each character of a long run, the run was scanned again, quadratic in its length.
+const TRAILING_SUFFIX = new RegExp(String.raw`(?<![\s,])[\s,]*(?<![\p{L}\d])(?:${SUFFIXES.join('|')})\s*$`, 'u');
 
 /** A company name without its trailing legal form ("Free SAS" → "Free"). */
 export function withoutLegalForm(name: string): string {
