@@ -2,7 +2,7 @@
 // rewritten to match each character in one way, and must now be read at once with the same result.
 import { describe, expect, it } from 'vitest';
 import { namesPlaceAfterCode } from './address-block.js';
-import { sectionItem } from './line-items.js';
+import { sectionItem, splitArticleCodes } from './line-items.js';
 import { saysRounded } from './receipt-total.js';
 import { headingName } from './scalars.js';
 import type { FieldSpec } from './schema-fields.js';
@@ -44,5 +44,18 @@ describe('extraction on crafted text', () => {
     // The trailing title was looked for from each space of the run: 250,000 took over a minute.
     expect(headingName('Shop' + ' '.repeat(250_000) + 'Tools')).toBe('Shop Tools');
     expect(headingName('Shop Tools' + ' '.repeat(250_000) + 'TAX INVOICE')).toBe('Shop Tools');
+  });
+
+  it('leaves descriptions alone when one of them is a long run of digits with no space', () => {
+    // The run was split between \d{3,} and the code's class in every way: 250,000 digits took over a minute.
+    const description = { ...column('description'), concept: { id: 'description' } } as FieldSpec;
+    const code = { ...column('code'), concept: { id: 'item_code' } } as FieldSpec;
+    const long = [{ description: cell('E103184 Onderhoudsset') }, { description: cell('0'.repeat(250_000) + 'x') }];
+    expect(splitArticleCodes(long, [description, code])).toEqual(long);
+    const coded = [{ description: cell('E103184 Onderhoudsset') }, { description: cell('E103185 Filter') }];
+    expect(splitArticleCodes(coded, [description, code])).toEqual([
+      { description: cell('Onderhoudsset'), code: cell('E103184') },
+      { description: cell('Filter'), code: cell('E103185') },
+    ]);
   });
 });

@@ -268,7 +268,9 @@ function splitCode(item: Item, describing: FieldSpec | undefined, columns: Field
 // A barcode's human-readable text as Code 39 prints it, between asterisks ("*987123* Olive Oil").
 const CODE39 = /^\*([0-9A-Z\-.$/+%]{4,})\*\s+/;
 // An article number leading the description ("E103184 Onderhoudsset CA6707/10"): capitals and at least three digits.
-const LEADING_CODE = /^([A-Z]{0,4}\d{3,}[A-Z0-9\-]*)\s+(?=\S)/;
+// Three digits, not \d{3,}: the class after them takes the rest, and a long run of digits is not
+// split between the two in every way (quadratic) when no space follows it.
+const LEADING_CODE = /^([A-Z]{0,4}\d{3}[A-Z0-9\-]*)\s+(?=\S)/;
 const BARCODE_COLUMN = /(?:barcode|ean|gtin|upc)/i;
 
 /**
