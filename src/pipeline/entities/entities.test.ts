@@ -318,3 +318,11 @@ describe('legal forms on crafted text', () => {
     expect(withoutLegalForm('Acme Tools' + ' '.repeat(250_000) + ', GmbH ')).toBe('Acme Tools');
   });
 });
+
+describe('web addresses on crafted text', () => {
+  it('reads an address followed by a long run of brackets in time linear in its length', () => {
+    // Its trailing punctuation was stripped from each bracket of the run: 250,000 took over a minute.
+    expect(ofType(['see www.example.com' + ')'.repeat(250_000) + 'a'], 'url')).toEqual(['www.example.com' + ')'.repeat(250_000) + 'a']);
+    expect(ofType(['see www.example.com).'], 'url')).toEqual(['www.example.com']);
+  });
+});

@@ -160,7 +160,9 @@ export function coerce(spec: FieldSpec, text: string, ctx: CoerceContext): Coerc
   }
   if (spec.format === 'uri' || spec.format === 'url' || id === 'website') {
     const m = firstMatch(text, URL_RE, 80);
-    return m ? { value: m.text.replace(/[.,;:)]+$/, ''), start: m.start, end: m.start + m.text.replace(/[.,;:)]+$/, '').length, fit: 1 } : null;
+    // (?<!…): the strip starts where a run of punctuation starts, not at each of its characters (quadratic).
+    const value = m?.text.replace(/(?<![.,;:)])[.,;:)]+$/, '');
+    return m && value !== undefined ? { value, start: m.start, end: m.start + value.length, fit: 1 } : null;
   }
   if (id === 'currency') {
     const money = findMoney(text).find((m) => m.explicit && m.currency);

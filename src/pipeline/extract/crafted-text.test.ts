@@ -2,6 +2,7 @@
 // rewritten to match each character in one way, and must now be read at once with the same result.
 import { describe, expect, it } from 'vitest';
 import { namesPlaceAfterCode } from './address-block.js';
+import { coerce } from './coerce.js';
 import { sectionItem, splitArticleCodes } from './line-items.js';
 import { saysRounded } from './receipt-total.js';
 import { headingName } from './scalars.js';
@@ -57,5 +58,14 @@ describe('extraction on crafted text', () => {
       { description: cell('Onderhoudsset'), code: cell('E103184') },
       { description: cell('Filter'), code: cell('E103185') },
     ]);
+  });
+
+  it('reads a web address followed by a long run of brackets as a field value', () => {
+    // Its trailing punctuation was stripped from each bracket of the run: 250,000 took over a minute.
+    const website = { ...column('website'), format: 'uri' } as FieldSpec;
+    const ctx = { dateOrder: null, dateOrderGuess: null, currency: null, country: null, taxIdPrefixMode: 'infer' } as const;
+    const long = 'www.example.com' + ')'.repeat(250_000) + 'a';
+    expect(coerce(website, long, ctx)).toEqual({ value: long, start: 0, end: long.length, fit: 1 });
+    expect(coerce(website, 'see www.example.com).', ctx)).toEqual({ value: 'www.example.com', start: 4, end: 19, fit: 1 });
   });
 });
