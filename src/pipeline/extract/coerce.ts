@@ -31,7 +31,9 @@ export interface CoerceContext {
 const NUMBER_RE = new RegExp(NUMBER_SOURCE, 'g');
 const ID_TOKEN = /[A-Za-z0-9][A-Za-z0-9/_.\-#]*[A-Za-z0-9]|[A-Za-z0-9]/g;
 const SPACED_PREFIX = /^\s*[A-Z]{1,3} (?=[A-Z0-9]*\d)[A-Z0-9]+(?:[/-][A-Z0-9]+)+(?![\w/-])/;
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}/;
+// An address starts where its run of local-part characters starts (the first match always does):
+// from each character of a long run without an "@", the run was scanned again (quadratic).
+const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}/;
 const URL_RE = /(?:https?:\/\/|www\.)[^\s|]+|(?:[a-z0-9-]+\.)+[a-z]{2,6}(?:\/[^\s|]*)?/i;
 const IBAN = /[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?/;
 const BIC = /\b[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}(?:[A-Z0-9]{3})?\b/;

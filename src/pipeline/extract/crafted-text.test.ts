@@ -68,4 +68,12 @@ describe('extraction on crafted text', () => {
     expect(coerce(website, long, ctx)).toEqual({ value: long, start: 0, end: long.length, fit: 1 });
     expect(coerce(website, 'see www.example.com).', ctx)).toEqual({ value: 'www.example.com', start: 4, end: 19, fit: 1 });
   });
+
+  it('reads an e-mail field after a long run of dots without an address', () => {
+    // The run was scanned again from each of its dots: 350,000 took over a minute.
+    const email = { ...column('email'), format: 'email' } as FieldSpec;
+    const ctx = { dateOrder: null, dateOrderGuess: null, currency: null, country: null, taxIdPrefixMode: 'infer' } as const;
+    expect(coerce(email, 'x' + '.'.repeat(350_000) + ' a@b.cd', ctx)).toBeNull();
+    expect(coerce(email, 'mail: Info.Desk@Example.com.', ctx)).toEqual({ value: 'info.desk@example.com', start: 6, end: 27, fit: 1 });
+  });
 });
