@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { data, postForm, upload, waitForJob } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
 import { type Answer, type LoopbackServer, type Seen, startLoopback } from '../helpers/loopback-server.js';
+import { chatCompletion } from '../helpers/chat-completion.js';
 
 const COOLBLUE = data('invoice2data/compare/coolblue1.pdf');
 const VLM_KEY = 'sk-vlm-chooser-secret-91b2';
@@ -23,18 +24,7 @@ let admin: string;
 const ids: Record<string, string> = {};
 
 /** A chat completion whose message content is `content` as JSON. */
-function completion(content: unknown, usage = { prompt_tokens: 1200, completion_tokens: 30 }): Answer {
-  return {
-    body: {
-      id: `chatcmpl-${vlm.seen.length}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: 'qwen2.5-vl-7b-instruct',
-      choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(content) }, finish_reason: 'stop' }],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-    },
-  };
-}
+const completion = (content: unknown, usage = { prompt_tokens: 1200, completion_tokens: 30 }): Answer => chatCompletion(content, usage);
 
 const formatOf = (req: Seen): string => req.json.response_format?.json_schema?.name;
 const textOf = (req: Seen): string => req.json.messages[1].content.find((p: { type: string }) => p.type === 'text').text;

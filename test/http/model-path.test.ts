@@ -9,6 +9,7 @@ import { monthOf } from '../../src/models/usage.js';
 import { data, upload, waitForJob } from '../helpers/documents.js';
 import { DEFAULT_TENANT_ID, type Harness, startHarness } from '../helpers/harness.js';
 import { type Answer, type LoopbackServer, type Seen, startLoopback } from '../helpers/loopback-server.js';
+import { extractionCompletion } from '../helpers/chat-completion.js';
 import { buildPdf } from '../helpers/mixed-pdf.js';
 
 const AZURE = data('invoice2data/compare/AzureInterior.pdf');
@@ -42,20 +43,7 @@ const logs: string[] = [];
 const bodies: string[] = [];
 
 /** A chat completion as an OpenAI-compatible server sends it, in the shape the request asked for. */
-function completion(req: Seen, values: Record<string, unknown>, usage = { prompt_tokens: 2400, completion_tokens: 90 }): Answer {
-  const wrapped = req.json.response_format?.json_schema?.schema?.properties?.values;
-  const content = wrapped ? { values, evidence_pages: Object.keys(values).map((field) => ({ field, page: 1 })) } : values;
-  return {
-    body: {
-      id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: 'qwen2.5-vl-7b-instruct',
-      choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(content) }, finish_reason: 'stop' }],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-    },
-  };
-}
+const completion = (req: Seen, values: Record<string, unknown>, usage = { prompt_tokens: 2400, completion_tokens: 90 }): Answer => extractionCompletion(req, values, usage);
 
 /** A platform infra endpoint through the API, as a platform admin sets one up. */
 async function setInfra(type: 'vlm' | 'judge', baseUrl: string, apiKey: string) {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upload, waitForJob } from '../helpers/documents.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { type Answer, type LoopbackServer, type Seen, startLoopback } from '../helpers/loopback-server.js';
+import { extractionCompletion } from '../helpers/chat-completion.js';
 
 const TENANT = 'formats-acme';
 
@@ -53,20 +54,7 @@ let admin: string;
 let member: string;
 let templateId: string;
 
-function completion(req: Seen, values: Record<string, unknown>): Answer {
-  const wrapped = req.json.response_format?.json_schema?.schema?.properties?.values;
-  const content = wrapped ? { values, evidence_pages: Object.keys(values).map((field) => ({ field, page: 1 })) } : values;
-  return {
-    body: {
-      id: `chatcmpl-${Math.random().toString(36).slice(2)}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: 'qwen2.5-vl-7b-instruct',
-      choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(content) }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 900, completion_tokens: 60, total_tokens: 960 },
-    },
-  };
-}
+const completion = (req: Seen, values: Record<string, unknown>): Answer => extractionCompletion(req, values, { prompt_tokens: 900, completion_tokens: 60 });
 
 async function extract(values: Record<string, unknown>) {
   vlm.seen.length = 0;

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { data, upload, waitForJob } from '../helpers/documents.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { type Answer, type LoopbackServer, type Seen, startLoopback } from '../helpers/loopback-server.js';
+import { chatCompletion } from '../helpers/chat-completion.js';
 
 const COOLBLUE = data('invoice2data/compare/coolblue1.pdf');
 const TENANT = 'races-pin';
@@ -25,18 +26,7 @@ let vlm: LoopbackServer;
 let admin: string;
 const ids: Record<string, string> = {};
 
-function completion(content: unknown): Answer {
-  return {
-    body: {
-      id: `chatcmpl-${vlm.seen.length}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: 'qwen2.5-vl-7b-instruct',
-      choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify(content) }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 1000, completion_tokens: 20, total_tokens: 1020 },
-    },
-  };
-}
+const completion = (content: unknown): Answer => chatCompletion(content, { prompt_tokens: 1000, completion_tokens: 20 });
 
 const formatOf = (req: Seen): string => req.json.response_format?.json_schema?.name;
 const textOf = (req: Seen): string => req.json.messages[1].content.find((p: { type: string }) => p.type === 'text').text;
